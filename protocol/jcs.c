@@ -1,0 +1,326 @@
+#include "protocol/jcs.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- growable output buffer ---- */
+
+typedef struct jcs_buf {
+    char *data;
+    size_t len, cap;
+    int failed; /* an allocation failed or the input cannot be canonicalised */
+} jcs_buf;
+
+static int buf_reserve(jcs_buf *b, size_t extra) {
+    if (b->failed) return 0;
+    if (extra <= b->cap - b->len) return 1;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap - b->len < extra) {
+        if (cap > SIZE_MAX / 2) {
+            b->failed = 1;
+            return 0;
+        }
+        cap *= 2;
+    }
+    char *p = realloc(b->data, cap);
+    if (!p) {
+        b->failed = 1;
+        return 0;
+    }
+    b->data = p;
+    b->cap = cap;
+    return 1;
+}
+
+static void buf_put(jcs_buf *b, const char *s, size_t n) {
+    if (!buf_reserve(b, n)) return;
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+}
+
+static void buf_putc(jcs_buf *b, char c) {
+    buf_put(b, &c, 1);
+}
+
+/* ---- strings ---- */
+
+/* RFC 8785 section 3.2.2.2: only '"', '\\' and the C0 controls are escaped; \b \t \n \f \r use
+ * their short forms, the other controls \u00xx in lowercase hex; everything else (including
+ * U+007F, U+2028 and all non-ASCII) is written as is. */
+static void put_string(jcs_buf *b, const char *s, size_t n) {
+    static const char hex[] = "0123456789abcdef";
+    buf_putc(b, '"');
+    size_t run = 0; /* start of the pending run of bytes written unchanged */
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c != '"' && c != '\\') continue;
+        buf_put(b, s + run, i - run);
+        run = i + 1;
+        char esc[6] = {'\\', 0, 0, 0, 0, 0};
+        size_t len = 2;
+        switch (c) {
+        case '"':
+            esc[1] = '"';
+            break;
+        case '\\':
+            esc[1] = '\\';
+            break;
+        case '\b':
+            esc[1] = 'b';
+            break;
+        case '\t':
+            esc[1] = 't';
+            break;
+        case '\n':
+            esc[1] = 'n';
+            break;
+        case '\f':
+            esc[1] = 'f';
+            break;
+        case '\r':
+            esc[1] = 'r';
+            break;
+        default:
+            memcpy(esc + 1, "u00", 3);
+            esc[4] = hex[c >> 4];
+            esc[5] = hex[c & 0x0f];
+            len = 6;
+        }
+        buf_put(b, esc, len);
+    }
+    buf_put(b, s + run, n - run);
+    buf_putc(b, '"');
+}
+
+/* ---- member order: UTF-16 code units (RFC 8785 section 3.2.3) ---- */
+
+/* Malformed UTF-8 bytes (possible only through jansson's *_nocheck constructors) sort after every
+ * character, one weight per byte, so the order stays total and deterministic. */
+#define MALFORMED_WEIGHT 0x200000u
+
+/* Decodes the shortest-form UTF-8 character at s[*i] and advances *i past it; a malformed byte
+ * advances by one and yields MALFORMED_WEIGHT + byte. */
+static uint32_t utf8_next(const unsigned char *s, size_t n, size_t *i) {
+    unsigned char c = s[*i];
+    size_t need;
+    uint32_t cp, min;
+    if (c < 0x80) {
+        (*i)++;
+        return c;
+    } else if ((c & 0xE0) == 0xC0) {
+        need = 1, cp = c & 0x1Fu, min = 0x80;
+    } else if ((c & 0xF0) == 0xE0) {
+        need = 2, cp = c & 0x0Fu, min = 0x800;
+    } else if ((c & 0xF8) == 0xF0) {
+        need = 3, cp = c & 0x07u, min = 0x10000;
+    } else {
+        (*i)++;
+        return MALFORMED_WEIGHT + c;
+    }
+    for (size_t k = 1; k <= need; k++) {
+        if (*i + k >= n || (s[*i + k] & 0xC0) != 0x80) {
+            (*i)++;
+            return MALFORMED_WEIGHT + c;
+        }
+        cp = cp << 6 | (s[*i + k] & 0x3Fu);
+    }
+    if (cp < min || cp > 0x10FFFF) {
+        (*i)++;
+        return MALFORMED_WEIGHT + c;
+    }
+    *i += need + 1;
+    return cp;
+}
+
+/* A character's position in UTF-16 code-unit order. That order is code-point order except that a
+ * character above U+FFFF, whose first unit is a surrogate (D800..DBFF), sorts before
+ * U+E000..U+FFFF; so those BMP characters are moved above U+10FFFF. */
+static uint32_t utf16_weight(uint32_t cp) {
+    if (cp >= 0xE000 && cp <= 0xFFFF) return cp - 0xE000 + 0x110000;
+    return cp;
+}
+
+static int utf16_compare(const char *a, size_t an, const char *b, size_t bn) {
+    const unsigned char *ua = (const unsigned char *)a, *ub = (const unsigned char *)b;
+    size_t i = 0, j = 0;
+    while (i < an && j < bn) {
+        uint32_t wa = utf16_weight(utf8_next(ua, an, &i));
+        uint32_t wb = utf16_weight(utf8_next(ub, bn, &j));
+        if (wa != wb) return wa < wb ? -1 : 1;
+    }
+    if (i < an) return 1;
+    if (j < bn) return -1;
+    return 0;
+}
+
+typedef struct jcs_member {
+    const char *key;
+    size_t key_len;
+    json_t *value;
+} jcs_member;
+
+static int member_compare(const void *pa, const void *pb) {
+    const jcs_member *a = pa, *b = pb;
+    int c = utf16_compare(a->key, a->key_len, b->key, b->key_len);
+    if (c) return c;
+    /* Unreachable for distinct keys (the decoding is one-to-one); keeps qsort's order total. */
+    size_t n = a->key_len < b->key_len ? a->key_len : b->key_len;
+    c = memcmp(a->key, b->key, n);
+    if (c) return c;
+    return (a->key_len > b->key_len) - (a->key_len < b->key_len);
+}
+
+/* The object's members sorted for output; NULL (with *count 0) for an empty object, or on
+ * allocation failure (*count nonzero). */
+static jcs_member *sorted_members(json_t *obj, size_t *count) {
+    *count = json_object_size(obj);
+    if (*count == 0) return NULL;
+    jcs_member *m = malloc(*count * sizeof *m);
+    if (!m) return NULL;
+    size_t n = 0;
+    for (void *it = json_object_iter(obj); it && n < *count; it = json_object_iter_next(obj, it)) {
+        m[n].key = json_object_iter_key(it);
+        m[n].key_len = json_object_iter_key_len(it);
+        m[n].value = json_object_iter_value(it);
+        n++;
+    }
+    *count = n;
+    qsort(m, n, sizeof *m, member_compare);
+    return m;
+}
+
+/* ---- the walk: an explicit stack of open arrays and objects instead of recursion ---- */
+
+typedef struct jcs_frame {
+    json_t *container;
+    jcs_member *members; /* objects only */
+    size_t count, next;
+} jcs_frame;
+
+typedef struct jcs_walk {
+    jcs_buf out;
+    jcs_frame *stack;
+    size_t depth, cap;
+} jcs_walk;
+
+static int on_stack(const jcs_walk *w, const json_t *v) {
+    for (size_t i = 0; i < w->depth; i++) {
+        if (w->stack[i].container == v) return 1;
+    }
+    return 0;
+}
+
+/* Opens an array or object: writes its opening bracket and pushes it, or writes the closed empty
+ * container. A container that is already open is a cycle and fails the walk. */
+static void open_container(jcs_walk *w, json_t *v) {
+    int is_object = json_is_object(v);
+    size_t count = is_object ? json_object_size(v) : json_array_size(v);
+    buf_putc(&w->out, is_object ? '{' : '[');
+    if (count == 0) {
+        buf_putc(&w->out, is_object ? '}' : ']');
+        return;
+    }
+    if (on_stack(w, v)) {
+        w->out.failed = 1;
+        return;
+    }
+    if (w->depth == w->cap) {
+        size_t cap = w->cap ? 2 * w->cap : 16;
+        jcs_frame *s = cap < SIZE_MAX / sizeof *s ? realloc(w->stack, cap * sizeof *s) : NULL;
+        if (!s) {
+            w->out.failed = 1;
+            return;
+        }
+        w->stack = s;
+        w->cap = cap;
+    }
+    jcs_frame *f = &w->stack[w->depth];
+    f->container = v;
+    f->members = NULL;
+    f->count = count;
+    f->next = 0;
+    if (is_object) {
+        f->members = sorted_members(v, &f->count);
+        if (!f->members) {
+            w->out.failed = 1;
+            return;
+        }
+    }
+    w->depth++;
+}
+
+/* Writes a scalar, or opens a container whose elements the main loop then writes. */
+static void put_value(jcs_walk *w, json_t *v) {
+    char num[32];
+    int n;
+    switch (json_typeof(v)) {
+    case JSON_OBJECT:
+    case JSON_ARRAY:
+        open_container(w, v);
+        break;
+    case JSON_STRING:
+        put_string(&w->out, json_string_value(v), json_string_length(v));
+        break;
+    case JSON_INTEGER:
+        n = snprintf(num, sizeof num, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+        buf_put(&w->out, num, (size_t)n);
+        break;
+    case JSON_TRUE:
+        buf_put(&w->out, "true", 4);
+        break;
+    case JSON_FALSE:
+        buf_put(&w->out, "false", 5);
+        break;
+    case JSON_NULL:
+        buf_put(&w->out, "null", 4);
+        break;
+    case JSON_REAL:
+    default:
+        w->out.failed = 1; /* event data never holds reals (contract, Events) */
+    }
+}
+
+/* Writes the next element of the innermost open container, or closes it when it is done. */
+static void step(jcs_walk *w) {
+    jcs_frame *f = &w->stack[w->depth - 1];
+    int is_object = json_is_object(f->container);
+    if (f->next == f->count) {
+        buf_putc(&w->out, is_object ? '}' : ']');
+        free(f->members);
+        w->depth--;
+        return;
+    }
+    if (f->next > 0) buf_putc(&w->out, ',');
+    json_t *v;
+    if (is_object) {
+        const jcs_member *m = &f->members[f->next];
+        put_string(&w->out, m->key, m->key_len);
+        buf_putc(&w->out, ':');
+        v = m->value;
+    } else {
+        v = json_array_get(f->container, f->next);
+    }
+    f->next++;
+    put_value(w, v);
+}
+
+char *jcs_dump_new(const json_t *v, size_t *len_out) {
+    if (!v) return NULL;
+    jcs_walk w = {0};
+    /* jansson's accessors take non-const pointers; nothing here modifies the value. */
+    put_value(&w, (json_t *)v);
+    while (w.depth > 0 && !w.out.failed)
+        step(&w);
+    buf_putc(&w.out, '\0');
+    for (size_t i = 0; i < w.depth; i++)
+        free(w.stack[i].members);
+    free(w.stack);
+    if (w.out.failed) {
+        free(w.out.data);
+        return NULL;
+    }
+    if (len_out) *len_out = w.out.len - 1;
+    return w.out.data;
+}

@@ -1,0 +1,199 @@
+#include "protocol/json_in.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Readers report through a thread-local error so decoders read as a list of fields. The loop
+ * thread and the writer thread each have their own. */
+static _Thread_local api_error last_error;
+
+static int fail_field(const char *path, const char *expected) {
+    api_error_field(&last_error, path, expected);
+    return -1;
+}
+
+void json_in_take_error(api_error *err) {
+    json_decref(err->details);
+    *err = last_error;
+    memset(&last_error, 0, sizeof last_error);
+}
+
+void json_in_path(char *out, const char *prefix, const char *name) {
+    if (prefix && *prefix)
+        snprintf(out, JSON_IN_PATH_MAX, "%s.%s", prefix, name);
+    else
+        snprintf(out, JSON_IN_PATH_MAX, "%s", name);
+}
+
+void json_in_path_index(char *out, const char *prefix, size_t i) {
+    snprintf(out, JSON_IN_PATH_MAX, "%s[%zu]", prefix, i);
+}
+
+/* Nesting depth of a JSON text, counted outside strings, stopping early past the cap. jansson
+ * has only a compile-time cap (2048), too deep for a request. Returns the offset where the cap
+ * is exceeded, or -1. */
+static long depth_exceeded_at(const char *s, size_t len) {
+    int depth = 0;
+    bool in_string = false;
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+        if (in_string) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '{' || c == '[') {
+            if (++depth > JSON_IN_MAX_DEPTH) return (long)i;
+        } else if (c == '}' || c == ']') {
+            depth--;
+        }
+    }
+    return -1;
+}
+
+json_t *json_in_parse_object_new(const char *body, size_t len, api_error *err) {
+    long at = depth_exceeded_at(body, len);
+    if (at >= 0) {
+        api_error_set(err, 400, "invalid_json", json_pack("{s:I}", "position", (json_int_t)at),
+                      "JSON nests deeper than %d levels at position %ld", JSON_IN_MAX_DEPTH, at);
+        return NULL;
+    }
+    json_error_t je;
+    json_t *v = json_loadb(body, len, JSON_REJECT_DUPLICATES, &je);
+    if (!v) {
+        api_error_set(err, 400, "invalid_json", json_pack("{s:i}", "position", je.position),
+                      "malformed JSON at position %d: %s", je.position, je.text);
+        return NULL;
+    }
+    if (!json_is_object(v)) {
+        json_decref(v);
+        api_error_set(err, 400, "invalid_json", json_pack("{s:i}", "position", 0),
+                      "the request body must be a JSON object");
+        return NULL;
+    }
+    return v;
+}
+
+/* Looks up obj[name]; handles absence. Returns 1 found, 0 absent and optional, -1 error. */
+static int lookup(const json_t *obj, const char *prefix, const char *name, bool required,
+                  const char *expected, json_t **out, char *path) {
+    json_in_path(path, prefix, name);
+    json_t *v = json_object_get(obj, name);
+    if (!v || json_is_null(v)) {
+        if (required) return fail_field(path, expected);
+        return 0;
+    }
+    *out = v;
+    return 1;
+}
+
+int json_in_string(const json_t *obj, const char *prefix, const char *name, bool required,
+                   size_t max_len, const char **out) {
+    char path[JSON_IN_PATH_MAX], expected[64];
+    snprintf(expected, sizeof expected, "a string of at most %zu bytes", max_len);
+    json_t *v;
+    int found = lookup(obj, prefix, name, required, expected, &v, path);
+    if (found <= 0) return found;
+    if (!json_is_string(v) || json_string_length(v) > max_len) return fail_field(path, expected);
+    if (strlen(json_string_value(v)) != json_string_length(v))
+        return fail_field(path, "a string without NUL characters");
+    *out = json_string_value(v);
+    return 0;
+}
+
+int json_in_int(const json_t *obj, const char *prefix, const char *name, bool required, int64_t min,
+                int64_t max, int64_t *out) {
+    char path[JSON_IN_PATH_MAX], expected[96];
+    snprintf(expected, sizeof expected, "an integer from %lld to %lld", (long long)min,
+             (long long)max);
+    json_t *v;
+    int found = lookup(obj, prefix, name, required, expected, &v, path);
+    if (found <= 0) return found;
+    if (!json_is_integer(v)) return fail_field(path, expected);
+    json_int_t i = json_integer_value(v);
+    if (i < min || i > max) return fail_field(path, expected);
+    *out = (int64_t)i;
+    return 0;
+}
+
+int json_in_bool(const json_t *obj, const char *prefix, const char *name, bool required,
+                 bool *out) {
+    char path[JSON_IN_PATH_MAX];
+    json_t *v;
+    int found = lookup(obj, prefix, name, required, "true or false", &v, path);
+    if (found <= 0) return found;
+    if (!json_is_boolean(v)) return fail_field(path, "true or false");
+    *out = json_is_true(v);
+    return 0;
+}
+
+int json_in_object(const json_t *obj, const char *prefix, const char *name, bool required,
+                   json_t **out) {
+    char path[JSON_IN_PATH_MAX];
+    json_t *v;
+    int found = lookup(obj, prefix, name, required, "an object", &v, path);
+    if (found <= 0) return found;
+    if (!json_is_object(v)) return fail_field(path, "an object");
+    *out = v;
+    return 0;
+}
+
+int json_in_array(const json_t *obj, const char *prefix, const char *name, bool required,
+                  size_t max_items, json_t **out) {
+    char path[JSON_IN_PATH_MAX], expected[64];
+    snprintf(expected, sizeof expected, "an array of at most %zu items", max_items);
+    json_t *v;
+    int found = lookup(obj, prefix, name, required, expected, &v, path);
+    if (found <= 0) return found;
+    if (!json_is_array(v) || json_array_size(v) > max_items) return fail_field(path, expected);
+    *out = v;
+    return 0;
+}
+
+int json_in_only_keys(const json_t *obj, const char *prefix, const char *const *allowed,
+                      api_error *err) {
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)obj, key, v) {
+        bool known = false;
+        for (const char *const *a = allowed; *a; a++)
+            if (strcmp(*a, key) == 0) known = true;
+        if (!known) {
+            char path[JSON_IN_PATH_MAX];
+            json_in_path(path, prefix, key);
+            api_error_set(err, 400, "invalid_field",
+                          json_pack("{s:s, s:s}", "field", path, "expected", "no such field"),
+                          "unknown field '%s'", path);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int json_in_reject_reals(const json_t *v, const char *path, api_error *err) {
+    char sub[JSON_IN_PATH_MAX];
+    if (json_is_real(v)) {
+        api_error_set(err, 400, "invalid_field",
+                      json_pack("{s:s, s:s}", "field", path, "expected", "an integer"),
+                      "field '%s' is a floating-point number; only integers are allowed", path);
+        return -1;
+    }
+    if (json_is_object(v)) {
+        const char *key;
+        json_t *m;
+        json_object_foreach((json_t *)v, key, m) {
+            json_in_path(sub, path, key);
+            if (json_in_reject_reals(m, sub, err) != 0) return -1;
+        }
+    } else if (json_is_array(v)) {
+        size_t i;
+        json_t *m;
+        json_array_foreach(v, i, m) {
+            json_in_path_index(sub, path, i);
+            if (json_in_reject_reals(m, sub, err) != 0) return -1;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,196 @@
+/* Ruleset `generic`: dice rolls in the contract's notation, for any game Umpire has no module
+ * for. One action, `roll`; every die is logged; the state counts rolls and keeps the last. */
+#include "rules/generic/notation.h"
+#include "rules/ruleset.h"
+#include "protocol/json_in.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PURPOSE_MAX 40
+
+typedef struct generic_roll {
+    char expr[NOTATION_MAX_LEN + 1];
+    char purpose[PURPOSE_MAX + 1];
+    notation parsed;
+} generic_roll;
+
+static const char *const roll_keys[] = {"expr", "purpose", NULL};
+
+static int roll_decode(const json_t *fields, void *out, api_error *err) {
+    generic_roll *r = out;
+    const char *expr = NULL, *purpose = "roll";
+    if (json_in_only_keys(fields, "", roll_keys, err) != 0) return -1;
+    if (json_in_string(fields, "", "expr", true, NOTATION_MAX_LEN, &expr) != 0 ||
+        json_in_string(fields, "", "purpose", false, PURPOSE_MAX, &purpose) != 0) {
+        json_in_take_error(err);
+        return -1;
+    }
+    if (*purpose == '\0') {
+        api_error_field(err, "purpose", "a non-empty string");
+        return -1;
+    }
+    snprintf(r->expr, sizeof r->expr, "%s", expr);
+    snprintf(r->purpose, sizeof r->purpose, "%s", purpose);
+    notation_error ne;
+    if (notation_parse(r->expr, &r->parsed, &ne) != 0) {
+        api_error_set(err, 422, "invalid_notation",
+                      json_pack("{s:i, s:s}", "position", ne.pos, "expr", r->expr), "%s",
+                      ne.message);
+        return -1;
+    }
+    return 0;
+}
+
+static json_t *roll_encode(const void *action) {
+    const generic_roll *r = action;
+    return json_pack("{s:s, s:s}", "expr", r->expr, "purpose", r->purpose);
+}
+
+static int cmp_desc(const void *a, const void *b) {
+    return *(const int *)b - *(const int *)a;
+}
+
+static int cmp_asc(const void *a, const void *b) {
+    return *(const int *)a - *(const int *)b;
+}
+
+/* Appends printf output to the summary, truncating safely. */
+static void say(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(char *buf, size_t cap, const char *fmt, ...) {
+    size_t len = strlen(buf);
+    if (len + 1 >= cap) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + len, cap - len, fmt, ap);
+    va_end(ap);
+}
+
+/* Rolls one dice term; fills its result object and its part of the summary. */
+static int roll_term(dice_source *ds, const char *purpose, const notation_term *t, json_t *term,
+                     char *parts, size_t cap, int64_t *value) {
+    int values[NOTATION_MAX_DICE], kept[NOTATION_MAX_DICE];
+    if (dice_roll(ds, purpose, t->text, t->count, t->sides, values) != 0) return -1;
+    int nkept = t->count;
+    memcpy(kept, values, sizeof(int) * (size_t)t->count);
+    if (t->keep != NOTATION_KEEP_ALL) {
+        qsort(kept, (size_t)t->count, sizeof(int),
+              t->keep == NOTATION_KEEP_HIGH ? cmp_desc : cmp_asc);
+        nkept = t->keep_n;
+    }
+    json_t *jvalues = json_array(), *jkept = json_array();
+    *value = 0;
+    say(parts, cap, "%s%s: ", t->sign < 0 ? "-" : "", t->text);
+    for (int i = 0; i < t->count; i++) {
+        json_array_append_new(jvalues, json_integer(values[i]));
+        say(parts, cap, i ? ",%d" : "%d", values[i]);
+    }
+    if (t->keep != NOTATION_KEEP_ALL) say(parts, cap, " keep ");
+    for (int i = 0; i < nkept; i++) {
+        *value += kept[i];
+        json_array_append_new(jkept, json_integer(kept[i]));
+        if (t->keep != NOTATION_KEEP_ALL) say(parts, cap, i ? "+%d" : "%d", kept[i]);
+    }
+    say(parts, cap, " = %lld", (long long)*value);
+    dice_set_value(ds, *value);
+    json_object_set_new(term, "values", jvalues);
+    if (t->keep != NOTATION_KEEP_ALL)
+        json_object_set_new(term, "kept", jkept);
+    else
+        json_decref(jkept);
+    return 0;
+}
+
+/* "referee" stays as is; "side:knight" reads as "knight" in a summary. */
+static const char *actor_name(const char *actor) {
+    return strncmp(actor, "side:", 5) == 0 ? actor + 5 : actor;
+}
+
+static int roll_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out,
+                        api_error *err) {
+    const generic_roll *r = action;
+    const notation *n = &r->parsed;
+    json_t *terms = json_array();
+    char parts[768] = "", canonical[NOTATION_MAX_LEN * 2] = "";
+    int64_t total = 0;
+    for (int i = 0; i < n->nterms; i++) {
+        const notation_term *t = &n->terms[i];
+        say(canonical, sizeof canonical, "%s%s", t->sign < 0 ? "-" : (i ? "+" : ""), t->text);
+        if (i) say(parts, sizeof parts, "; ");
+        json_t *term = json_pack("{s:s, s:i}", "term", t->text, "sign", t->sign);
+        int64_t value;
+        if (t->kind == NOTATION_TERM_DICE) {
+            if (roll_term(ctx->dice, r->purpose, t, term, parts, sizeof parts, &value) != 0) {
+                json_decref(term);
+                json_decref(terms);
+                api_error_set(err, 422, "invalid_notation", NULL,
+                              "the roll asks for more dice than one action may roll");
+                return -1;
+            }
+        } else {
+            value = t->constant;
+            say(parts, sizeof parts, "%s%lld", t->sign < 0 ? "-" : "+", (long long)value);
+        }
+        json_object_set_new(term, "value", json_integer(value));
+        json_array_append_new(terms, term);
+        total += t->sign * value;
+    }
+    out->result =
+        json_pack("{s:s, s:I, s:o}", "expr", canonical, "total", (json_int_t)total, "terms", terms);
+    /* "knight rolled initiative 2d6+1 = 8 (2d6: 3,4 = 7; +1)"; a long roll is cut, never
+     * overrun. */
+    out->summary[0] = '\0';
+    say(out->summary, sizeof out->summary, "%s rolled ", actor_name(ctx->actor));
+    if (strcmp(r->purpose, "roll") != 0) say(out->summary, sizeof out->summary, "%s ", r->purpose);
+    say(out->summary, sizeof out->summary, "%s = %lld (%s)", canonical, (long long)total, parts);
+
+    json_t *state = json_deep_copy(ctx->state);
+    json_int_t rolls = json_integer_value(json_object_get(state, "rolls"));
+    json_object_set_new(state, "rolls", json_integer(rolls + 1));
+    json_object_set_new(state, "last_roll",
+                        json_pack("{s:s, s:s, s:s, s:I}", "actor", ctx->actor, "purpose",
+                                  r->purpose, "expr", canonical, "total", (json_int_t)total));
+    out->new_state = state;
+    return out->result && state ? 0 : -1;
+}
+
+static json_t *generic_init_state(const json_t *options, const json_t *setup, api_error *err) {
+    static const char *const no_keys[] = {NULL};
+    static const char *const setup_keys[] = {"units", NULL};
+    if (json_in_only_keys(options, "options", no_keys, err) != 0 ||
+        json_in_only_keys(setup, "setup", setup_keys, err) != 0)
+        return NULL;
+    json_t *units = json_object_get(setup, "units");
+    return json_pack("{s:o, s:i}", "units", units ? json_incref(units) : json_array(), "rolls", 0);
+}
+
+static const rules_field roll_fields[] = {
+    {"expr", "string", 1,
+     "dice notation: NdS, NdSkhK / NdSklK (keep highest / lowest K), integer constants, joined "
+     "by + and -; at most 100 dice and 1000 sides"},
+    {"purpose", "string", 0, "what the roll is for, as the log labels its dice (default \"roll\")"},
+    {"unit", "string", 0, "the acting unit, if any (a side may roll only for its own units)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static const rules_action generic_actions[] = {
+    {"roll", "Roll dice", roll_fields, sizeof(generic_roll), roll_decode, roll_encode,
+     roll_resolve},
+};
+
+static const rules_field generic_options[] = {{NULL, NULL, 0, NULL}};
+static const char *const generic_sources[] = {"shared/api-contract.md, Ruleset: generic", NULL};
+
+const ruleset ruleset_generic = {
+    .id = "generic",
+    .title = "Generic dice",
+    .version = 1,
+    .description = "Dice rolls in standard notation, logged and provably fair, for any game.",
+    .actions = generic_actions,
+    .nactions = sizeof generic_actions / sizeof generic_actions[0],
+    .options_fields = generic_options,
+    .sources = generic_sources,
+    .init_state = generic_init_state,
+};

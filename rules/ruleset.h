@@ -1,0 +1,83 @@
+/* The rules-module interface and the static registry (rules/registry.c), in the manner of
+ * Redis's command table: one row per ruleset, one row per action, each with its field schema.
+ *
+ * A rules module is pure. resolve() reads the state before the action, the decoded action and a
+ * dice source, and produces the result, a one-line summary, any extra events and the state after
+ * the action. It touches no storage, no clock and no global state, so the same code resolves an
+ * action live, replays it from logged dice and enumerates its odds.
+ *
+ * State convention the core relies on: state.units is an array of objects, each with a string
+ * "id" and "side" (copied from setup.units by init_state), so the core can check that a side's
+ * token acts only with its own units. */
+#ifndef UMPIRE_RULESET_H
+#define UMPIRE_RULESET_H
+
+#include "protocol/api_error.h"
+#include "server/dice_source.h"
+
+#include <jansson.h>
+#include <stddef.h>
+
+typedef struct rules_field {
+    const char *name;
+    const char *type; /* "string", "integer", "boolean", "object", "array" */
+    int required;
+    const char *description;
+} rules_field;
+
+typedef struct rules_ctx {
+    const json_t *state;   /* borrowed: the projection before the action */
+    const json_t *options; /* borrowed: the session's options */
+    const char *actor;     /* "referee" or "side:<name>" */
+    const json_t *unit;    /* borrowed: the acting unit from state.units, or NULL */
+    dice_source *dice;
+} rules_ctx;
+
+typedef struct rules_outcome {
+    json_t *result;       /* owned: the ruleset's result object */
+    char summary[1024];   /* one line a bot can post as is; names every modifier */
+    json_t *extra_events; /* owned or NULL: array of {"type", "data"} after the action's event */
+    json_t *new_state;    /* owned: the projection after the action */
+} rules_outcome;
+
+void rules_outcome_clear(rules_outcome *out);
+
+typedef struct rules_action {
+    const char *type;
+    const char *title;
+    const rules_field *fields; /* terminated by a row with name NULL */
+    size_t decoded_size;       /* size of the module's typed action struct */
+    /* Decodes the module's fields (envelope fields type/expect_version/unit/dice are removed)
+     * into `out` (zeroed, decoded_size bytes). Unknown fields are an error. 0, or -1 with a
+     * 400/422 in err. */
+    int (*decode)(const json_t *fields, void *out, api_error *err);
+    /* The decoded action as JSON (new reference): what the event records and re-adjudication
+     * decodes again. */
+    json_t *(*encode)(const void *action);
+    /* Pure resolution. 0, or -1 with a 422 (the message says which rule) in err. */
+    int (*resolve)(const rules_ctx *ctx, const void *action, rules_outcome *out, api_error *err);
+} rules_action;
+
+typedef struct ruleset {
+    const char *id;
+    const char *title;
+    int version; /* bumped whenever a change would re-adjudicate history differently */
+    const char *description;
+    const rules_action *actions;
+    size_t nactions;
+    const rules_field *options_fields; /* terminated by a NULL name */
+    const char *const *sources;        /* NULL-terminated: the texts the module implements */
+    /* Validates options and setup (setup.units already checked by the core for id and side) and
+     * returns the initial state (new reference), or NULL with a 400/422 in err. */
+    json_t *(*init_state)(const json_t *options, const json_t *setup, api_error *err);
+} ruleset;
+
+const ruleset *ruleset_find(const char *id);
+size_t ruleset_count(void);
+const ruleset *ruleset_at(size_t i);
+const rules_action *ruleset_action(const ruleset *rs, const char *type);
+/* Descriptions for GET /v1/rulesets and GET /v1/rulesets/{id} (new references). */
+json_t *ruleset_summary_new(const ruleset *rs);
+json_t *ruleset_describe_new(const ruleset *rs);
+
+#endif

@@ -1,0 +1,430 @@
+#include "server/api.h"
+
+#include "protocol/api_error.h"
+#include "protocol/json_in.h"
+#include "protocol/requests.h"
+#include "rules/ruleset.h"
+#include "server/crypto.h"
+#include "server/log.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#ifndef UMPIRE_VERSION
+#define UMPIRE_VERSION "0.0.0"
+#endif
+
+#define JSON_TYPE  "application/json; charset=utf-8"
+#define MAX_PARAMS 2
+#define TOKEN_MAX  128
+
+typedef struct route_match {
+    const char *params[MAX_PARAMS];
+    char storage[MAX_PARAMS][80];
+} route_match;
+
+typedef void (*route_fn)(api_ctx *ctx, http_request *req, const route_match *m);
+
+/* ---- answering ---------------------------------------------------------------------------- */
+
+static void respond_json(http_request *req, int status, json_t *body_take, const char *headers) {
+    char *body = body_take ? json_dumps(body_take, JSON_COMPACT) : NULL;
+    json_decref(body_take);
+    if (!body) {
+        static const char oom[] = "{\"error\":{\"code\":\"internal_error\",\"message\":\"out of "
+                                  "memory\",\"details\":{}}}";
+        http_respond_take(req, 500, JSON_TYPE, NULL, strdup(oom), strlen(oom));
+        return;
+    }
+    http_respond_take(req, status, JSON_TYPE, headers, body, strlen(body));
+}
+
+static void respond_error(http_request *req, api_error *e) {
+    size_t len;
+    char *body = api_error_body_new(e, &len);
+    const char *headers = e->status == 401 ? "WWW-Authenticate: Bearer\r\n" : NULL;
+    http_respond_take(req, e->status, JSON_TYPE, headers, body, len);
+    api_error_clear(e);
+}
+
+static void respond_simple_error(http_request *req, int status, const char *code,
+                                 const char *message) {
+    api_error e = {0};
+    api_error_set(&e, status, code, NULL, "%s", message);
+    respond_error(req, &e);
+}
+
+/* ---- request helpers ---------------------------------------------------------------------- */
+
+/* The bearer token, or NULL when absent or malformed. */
+static const char *bearer_token(const http_request *req) {
+    const char *h = http_request_header(req, "authorization");
+    if (!h || strncasecmp(h, "Bearer ", 7) != 0) return NULL;
+    h += 7;
+    while (*h == ' ')
+        h++;
+    size_t n = strlen(h);
+    return n > 0 && n <= TOKEN_MAX ? h : NULL;
+}
+
+/* Session ids are 32 lowercase hex digits; anything else cannot name a session. */
+static bool session_id_valid(const char *id) {
+    if (strlen(id) != 32) return false;
+    for (; *id; id++)
+        if (!isxdigit((unsigned char)*id) || isupper((unsigned char)*id)) return false;
+    return true;
+}
+
+static void respond_no_session(http_request *req) {
+    respond_simple_error(req, 404, "session_not_found", "there is no such session");
+}
+
+/* Authenticates the request for a session. Writes the role ("referee" / "side:x", or "" for an
+ * anonymous reader of a public session). 1 to go on; 0 when it has answered (404/401/503). */
+static int authorize(api_ctx *ctx, http_request *req, const char *id, bool public_ok, char *role,
+                     size_t rolelen) {
+    if (!session_id_valid(id)) {
+        respond_no_session(req);
+        return 0;
+    }
+    const char *token = bearer_token(req);
+    role[0] = '\0';
+    if (!token && public_ok) return 1;
+    if (!token) {
+        respond_simple_error(req, 401, "unauthorized",
+                             "this request needs an Authorization: Bearer token of the session");
+        return 0;
+    }
+    int found = store_token_role(ctx->reader, id, token, role, rolelen);
+    if (found < 0) {
+        respond_simple_error(req, 503, "storage_unavailable", "the database could not be read");
+        return 0;
+    }
+    if (!found) {
+        respond_simple_error(req, 401, "unauthorized", "the token is not one of this session's");
+        return 0;
+    }
+    return 1;
+}
+
+static bool is_json_content(const http_request *req) {
+    const char *ct = http_request_header(req, "content-type");
+    if (!ct || strncasecmp(ct, "application/json", 16) != 0) return false;
+    return ct[16] == '\0' || ct[16] == ';' || ct[16] == ' ';
+}
+
+/* Parses the JSON object body; answers 415/400 itself and returns NULL on failure. */
+static json_t *json_body_new(http_request *req) {
+    if (!is_json_content(req)) {
+        respond_simple_error(req, 415, "unsupported_media_type",
+                             "the body must be JSON, sent with Content-Type: application/json");
+        return NULL;
+    }
+    api_error e = {0};
+    json_t *body = json_in_parse_object_new(req->body, req->body_len, &e);
+    if (!body) respond_error(req, &e);
+    return body;
+}
+
+/* ---- writes: hand a job to the writer, answer when it is committed ----------------------- */
+
+static void on_job_done(write_job *job) {
+    http_request *req = job->user;
+    const char *headers = job->replayed ? "Idempotent-Replay: true\r\n" : NULL;
+    http_respond_take(req, job->status, JSON_TYPE, headers, job->body, job->body_len);
+    job->body = NULL;
+    write_job_free(job);
+}
+
+static void submit(api_ctx *ctx, http_request *req, write_job *job) {
+    job->done = on_job_done;
+    job->user = req;
+    if (writer_submit(ctx->writer, job) != 0) {
+        write_job_free(job);
+        respond_simple_error(req, 503, "overloaded",
+                             "the daemon has too many writes queued; nothing was written, retry");
+    }
+}
+
+/* ---- handlers ----------------------------------------------------------------------------- */
+
+static void get_health(api_ctx *ctx, http_request *req, const route_match *m) {
+    (void)ctx, (void)m;
+    respond_json(req, 200, json_pack("{s:s, s:s}", "status", "ok", "version", UMPIRE_VERSION),
+                 NULL);
+}
+
+static void get_rulesets(api_ctx *ctx, http_request *req, const route_match *m) {
+    (void)ctx, (void)m;
+    json_t *list = json_array();
+    for (size_t i = 0; i < ruleset_count(); i++)
+        json_array_append_new(list, ruleset_summary_new(ruleset_at(i)));
+    respond_json(req, 200, json_pack("{s:o}", "rulesets", list), NULL);
+}
+
+static void get_ruleset(api_ctx *ctx, http_request *req, const route_match *m) {
+    (void)ctx;
+    const ruleset *rs = ruleset_find(m->params[0]);
+    if (!rs) {
+        respond_simple_error(req, 404, "ruleset_not_found",
+                             "there is no such ruleset (GET /v1/rulesets lists them)");
+        return;
+    }
+    respond_json(req, 200, ruleset_describe_new(rs), NULL);
+}
+
+static void post_sessions(api_ctx *ctx, http_request *req, const route_match *m) {
+    (void)m;
+    json_t *body = json_body_new(req);
+    if (!body) return;
+    write_job *job = write_job_new(WRITE_CREATE_SESSION);
+    api_error e = {0};
+    int rc = job ? create_request_decode(body, &job->create, &e) : -1;
+    json_decref(body);
+    if (rc != 0) {
+        write_job_free(job);
+        if (!e.status) api_error_set(&e, 500, "internal_error", NULL, "out of memory");
+        respond_error(req, &e);
+        return;
+    }
+    submit(ctx, req, job);
+}
+
+static void get_session(api_ctx *ctx, http_request *req, const route_match *m) {
+    const char *id = m->params[0];
+    char role[48];
+    if (!session_id_valid(id)) {
+        respond_no_session(req);
+        return;
+    }
+    session_row s;
+    int found = store_session_get(ctx->reader, id, &s);
+    if (found <= 0) {
+        if (found < 0) {
+            respond_simple_error(req, 503, "storage_unavailable", "the database could not be read");
+            return;
+        }
+        respond_no_session(req);
+        return;
+    }
+    bool public_ = strcmp(s.visibility, "public") == 0;
+    if (!authorize(ctx, req, id, public_, role, sizeof role)) {
+        session_row_clear(&s);
+        return;
+    }
+    json_t *dice =
+        json_pack("{s:s, s:I}", "mode", s.dice_mode, "next_nonce", (json_int_t)s.next_nonce);
+    if (s.commitment[0]) json_object_set_new(dice, "commitment", json_string(s.commitment));
+    json_t *session =
+        json_pack("{s:s, s:s, s:i, s:s, s:O, s:s, s:I, s:s, s:s, s:o}", "id", s.id, "ruleset",
+                  s.ruleset, "ruleset_version", s.ruleset_version, "title", s.title, "sides",
+                  s.sides, "visibility", s.visibility, "version", (json_int_t)s.version, "head",
+                  s.head, "created_at", s.created_at, "dice", dice);
+    respond_json(req, 200, json_pack("{s:o, s:O}", "session", session, "state", s.state), NULL);
+    session_row_clear(&s);
+}
+
+/* Reads a non-negative integer query parameter; 0 ok (absent leaves *out), -1 bad. */
+static int query_int(const char *query, const char *name, int64_t min, int64_t max, int64_t *out) {
+    size_t n = strlen(name);
+    for (const char *p = query; p && *p;) {
+        if (strncmp(p, name, n) == 0 && p[n] == '=') {
+            char *end;
+            const char *v = p + n + 1;
+            if (!isdigit((unsigned char)*v)) return -1;
+            long long x = strtoll(v, &end, 10);
+            if ((*end != '\0' && *end != '&') || x < min || x > max) return -1;
+            *out = x;
+            return 0;
+        }
+        p = strchr(p, '&');
+        if (p) p++;
+    }
+    return 0;
+}
+
+static void get_events(api_ctx *ctx, http_request *req, const route_match *m) {
+    const char *id = m->params[0];
+    int64_t after = 0, limit = 100;
+    if (query_int(req->query, "after", 0, INT64_MAX, &after) != 0) {
+        api_error e = {0};
+        api_error_set(&e, 400, "invalid_field",
+                      json_pack("{s:s, s:s}", "field", "after", "expected", "an integer >= 0"),
+                      "query parameter 'after' must be an integer >= 0");
+        respond_error(req, &e);
+        return;
+    }
+    if (query_int(req->query, "limit", 1, 1000, &limit) != 0) {
+        api_error e = {0};
+        api_error_set(&e, 400, "invalid_field",
+                      json_pack("{s:s, s:s}", "field", "limit", "expected", "1 to 1000"),
+                      "query parameter 'limit' must be an integer from 1 to 1000");
+        respond_error(req, &e);
+        return;
+    }
+    if (!session_id_valid(id)) {
+        respond_no_session(req);
+        return;
+    }
+    session_row s;
+    int found = store_session_get(ctx->reader, id, &s);
+    if (found <= 0) {
+        if (found < 0) {
+            respond_simple_error(req, 503, "storage_unavailable", "the database could not be read");
+            return;
+        }
+        respond_no_session(req);
+        return;
+    }
+    char role[48];
+    bool public_ = strcmp(s.visibility, "public") == 0;
+    if (!authorize(ctx, req, id, public_, role, sizeof role)) {
+        session_row_clear(&s);
+        return;
+    }
+    json_t *events = store_events_page_new(ctx->reader, id, after, limit);
+    if (!events) {
+        session_row_clear(&s);
+        respond_simple_error(req, 503, "storage_unavailable", "the database could not be read");
+        return;
+    }
+    size_t n = json_array_size(events);
+    json_int_t next = n ? json_integer_value(json_object_get(json_array_get(events, n - 1), "seq"))
+                        : (json_int_t)after;
+    respond_json(req, 200,
+                 json_pack("{s:o, s:I, s:s, s:I}", "events", events, "version",
+                           (json_int_t)s.version, "head", s.head, "next_after", next),
+                 NULL);
+    session_row_clear(&s);
+}
+
+static void post_action(api_ctx *ctx, http_request *req, const route_match *m) {
+    const char *id = m->params[0];
+    char role[48];
+    if (!authorize(ctx, req, id, false, role, sizeof role)) return;
+    const char *key = http_request_header(req, "idempotency-key");
+    if (key && !idempotency_key_valid(key)) {
+        api_error e = {0};
+        api_error_set(&e, 400, "invalid_field",
+                      json_pack("{s:s, s:s}", "field", "Idempotency-Key", "expected",
+                                "1 to 128 printable ASCII characters"),
+                      "the Idempotency-Key header must be 1 to 128 printable ASCII characters");
+        respond_error(req, &e);
+        return;
+    }
+    json_t *body = json_body_new(req);
+    if (!body) return;
+    write_job *job = write_job_new(WRITE_ACTION);
+    api_error e = {0};
+    int rc = job ? action_envelope_decode(body, &job->action, &e) : -1;
+    json_decref(body);
+    if (rc != 0) {
+        write_job_free(job);
+        if (!e.status) api_error_set(&e, 500, "internal_error", NULL, "out of memory");
+        respond_error(req, &e);
+        return;
+    }
+    snprintf(job->session_id, sizeof job->session_id, "%s", id);
+    snprintf(job->role, sizeof job->role, "%s", role);
+    if (key) {
+        job->has_idempotency_key = true;
+        snprintf(job->idempotency_key, sizeof job->idempotency_key, "%s", key);
+        crypto_sha256(req->body, req->body_len, job->body_digest);
+    }
+    submit(ctx, req, job);
+}
+
+static void post_reveal(api_ctx *ctx, http_request *req, const route_match *m) {
+    const char *id = m->params[0];
+    char role[48];
+    if (!authorize(ctx, req, id, false, role, sizeof role)) return;
+    if (strcmp(role, "referee") != 0) {
+        respond_simple_error(req, 403, "forbidden",
+                             "only the referee's token may reveal the dice seed");
+        return;
+    }
+    write_job *job = write_job_new(WRITE_REVEAL);
+    if (!job) {
+        respond_simple_error(req, 500, "internal_error", "out of memory");
+        return;
+    }
+    snprintf(job->session_id, sizeof job->session_id, "%s", id);
+    snprintf(job->role, sizeof job->role, "%s", role);
+    submit(ctx, req, job);
+}
+
+/* ---- the route table ---------------------------------------------------------------------- */
+
+typedef struct route {
+    const char *method;
+    const char *pattern; /* segments; ":" captures one */
+    route_fn fn;
+} route;
+
+static const route routes[] = {
+    {"GET", "/v1/health", get_health},
+    {"GET", "/v1/rulesets", get_rulesets},
+    {"GET", "/v1/rulesets/:", get_ruleset},
+    {"POST", "/v1/sessions", post_sessions},
+    {"GET", "/v1/sessions/:", get_session},
+    {"POST", "/v1/sessions/:/actions", post_action},
+    {"GET", "/v1/sessions/:/events", get_events},
+    {"POST", "/v1/sessions/:/reveal", post_reveal},
+};
+
+#define NROUTES (sizeof routes / sizeof routes[0])
+
+/* Matches path against pattern segment by segment; captures ":" segments into m. */
+static bool match_path(const char *pattern, const char *path, route_match *m) {
+    int nparams = 0;
+    while (*pattern && *path) {
+        if (*pattern != '/' || *path != '/') return false;
+        pattern++, path++;
+        size_t plen = strcspn(path, "/");
+        if (*pattern == ':') {
+            if (plen == 0 || plen >= sizeof m->storage[0] || nparams == MAX_PARAMS) return false;
+            memcpy(m->storage[nparams], path, plen);
+            m->storage[nparams][plen] = '\0';
+            m->params[nparams] = m->storage[nparams];
+            nparams++;
+            pattern++;
+        } else {
+            size_t qlen = strcspn(pattern, "/");
+            if (qlen != plen || strncmp(pattern, path, plen) != 0) return false;
+            pattern += qlen;
+        }
+        path += plen;
+    }
+    return *pattern == '\0' && *path == '\0';
+}
+
+void api_handle(http_request *req, void *user) {
+    api_ctx *ctx = user;
+    route_match m;
+    char allow[64] = "";
+    for (size_t i = 0; i < NROUTES; i++) {
+        if (!match_path(routes[i].pattern, req->path, &m)) continue;
+        if (strcmp(routes[i].method, req->method) == 0) {
+            routes[i].fn(ctx, req, &m);
+            return;
+        }
+        size_t len = strlen(allow);
+        snprintf(allow + len, sizeof allow - len, "%s%s", len ? ", " : "", routes[i].method);
+    }
+    if (allow[0]) {
+        char headers[96];
+        snprintf(headers, sizeof headers, "Allow: %s\r\n", allow);
+        api_error e = {0};
+        api_error_set(&e, 405, "method_not_allowed", json_pack("{s:s}", "allow", allow),
+                      "%s is not allowed here; use %s", req->method, allow);
+        size_t len;
+        char *body = api_error_body_new(&e, &len);
+        api_error_clear(&e);
+        http_respond_take(req, 405, JSON_TYPE, headers, body, len);
+        return;
+    }
+    respond_simple_error(req, 404, "route_not_found", "there is no such endpoint under /v1");
+}

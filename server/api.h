@@ -1,0 +1,19 @@
+/* The HTTP API: routes each request to its handler (a table, like Redis's command table),
+ * authenticates, decodes bodies (protocol/), and answers — at once for reads, after the writer
+ * committed for writes. Runs on the loop thread. */
+#ifndef UMPIRE_API_H
+#define UMPIRE_API_H
+
+#include "server/http_server.h"
+#include "server/store.h"
+#include "server/writer.h"
+
+typedef struct api_ctx {
+    writer *writer;     /* borrowed */
+    store_conn *reader; /* borrowed: the loop thread's read connection */
+} api_ctx;
+
+/* An http_handler_fn; user is the api_ctx. */
+void api_handle(http_request *req, void *user);
+
+#endif

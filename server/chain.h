@@ -1,0 +1,21 @@
+/* The event hash chain of the contract (section "Events"). */
+#ifndef UMPIRE_CHAIN_H
+#define UMPIRE_CHAIN_H
+
+#include <stdint.h>
+
+#include <jansson.h>
+
+/* prev of event 1. */
+#define CHAIN_ZERO_HASH "0000000000000000000000000000000000000000000000000000000000000000"
+
+/* hash = lowercase hex SHA-256 of the UTF-8 bytes of prev_hex + "\n" +
+ * JCS({"seq","ts","actor","type","data"}), written with its NUL to out_hex.
+ * prev_hex must be 64 lowercase hex digits (CHAIN_ZERO_HASH for event 1); ts, actor and type
+ * valid UTF-8; data any JSON value without reals (an object in practice), not NULL.
+ * Returns 0, or -1 (out_hex untouched) when data cannot be canonicalised (a real number), an
+ * argument is invalid, or on allocation failure. */
+int chain_event_hash(const char *prev_hex, int64_t seq, const char *ts, const char *actor,
+                     const char *type, const json_t *data, char out_hex[65]);
+
+#endif

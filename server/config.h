@@ -1,0 +1,61 @@
+/* Umpire's configuration: a TOML file with the tables [server], [storage] and [log].
+ * Every key, its type, default and allowed range lives in one table in server/config.c; see
+ * docs/config.md for the reference and config.example.toml for a file holding all defaults. */
+#ifndef UMPIRE_CONFIG_H
+#define UMPIRE_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct umpire_config {
+    /* [server] */
+    char listen[272];              /* "HOST:PORT", default "127.0.0.1:8080"; IPv6 as "[::1]:8080" */
+    int64_t max_connections;       /* 1024 */
+    int64_t max_header_bytes;      /* 16384  (over it: 431) */
+    int64_t max_body_bytes;        /* 1048576 (over it: 413, decided from Content-Length) */
+    int64_t header_timeout_ms;     /* 10000 (408 and close) */
+    int64_t idle_timeout_ms;       /* 60000 keep-alive idle */
+    int64_t write_queue_max_bytes; /* 1048576 per connection */
+    int64_t max_pipelined;         /* 16 requests in flight per connection */
+    int64_t shutdown_timeout_ms;   /* 10000 */
+    /* [storage] */
+    char db[4096];            /* "./data/umpire.db" */
+    char synchronous[16];     /* "full" (default) or "normal" */
+    int64_t busy_timeout_ms;  /* 5000 */
+    int64_t group_commit_max; /* 64 actions per transaction at most */
+    int64_t writer_queue_max; /* 4096 queued writes at most (beyond: 503) */
+    /* [log] */
+    bool access_log; /* true */
+    char level[16];  /* "info": debug | info | warn | error */
+} umpire_config;
+
+/* Sets every field to its built-in default (the values in config.example.toml). */
+void config_set_defaults(umpire_config *cfg);
+
+/* Both return 0 on success. On failure return -1 and write ONE human sentence into err naming the
+ * source, the line and the key, e.g. "config.toml:12: unknown key 'server.lissten'" or
+ * "config.toml:4: key 'server.max_connections' must be an integer" or
+ * "config.toml:7: key 'storage.synchronous' must be one of full, normal". A TOML syntax error
+ * reports toml++'s line and message. Values are only changed for keys present in the file.
+ * On failure *cfg is left exactly as it was: a file is applied whole or not at all.
+ * err may be NULL when errlen is 0; a message longer than errlen is truncated. */
+int config_load_file(umpire_config *cfg, const char *path, char *err, size_t errlen);
+int config_load_string(umpire_config *cfg, const char *toml, const char *source_name, char *err,
+                       size_t errlen);
+
+/* Splits "HOST:PORT" / "[v6]:PORT" (port 0..65535; 0 = any free port). 0 ok, -1 bad.
+ * HOST is a host name or IPv4 address (letters, digits, '.', '-', '_'; no ':'), or between
+ * brackets an IPv6 address, optionally with a "%zone". The host is returned without brackets;
+ * a buffer of sizeof(cfg->listen) always suffices. host and port may be NULL to only validate. */
+int config_parse_listen(const char *listen, char *host, size_t hostlen, int *port);
+
+/* 1 when every field is equal (strings compared as strings), else 0. */
+int config_equal(const umpire_config *a, const umpire_config *b);
+
+/* Number of keys in the key table, and the dotted name of key i (for tests/docs); NULL when i is
+ * out of range. */
+size_t config_key_count(void);
+const char *config_key_name(size_t i);
+
+#endif

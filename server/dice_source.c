@@ -1,0 +1,162 @@
+#include "server/dice_source.h"
+
+#include "server/dice_fair.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct dice_record {
+    char purpose[48];
+    char notation[48];
+    int first; /* index of its first value in dice_source.values */
+    int count;
+    int sides;
+    int64_t value;  /* decisive value, set by dice_set_value; defaults to the sum */
+    uint64_t nonce; /* nonce of its first die (seeded) */
+} dice_record;
+
+struct dice_source {
+    bool manual;
+    /* seeded */
+    uint8_t seed[32];
+    char session_id[72];
+    uint64_t next_nonce;
+    /* manual */
+    int64_t *supplied;
+    size_t nsupplied;
+    size_t consumed;
+    bool bad_value;
+    /* what was rolled */
+    int values[DICE_MAX_PER_ACTION];
+    int nvalues;
+    dice_record *records;
+    int nrecords, cap_records;
+};
+
+dice_source *dice_source_new_seeded(const uint8_t seed[32], const char *session_id,
+                                    uint64_t next_nonce) {
+    dice_source *ds = calloc(1, sizeof *ds);
+    if (!ds) return NULL;
+    memcpy(ds->seed, seed, 32);
+    strncpy(ds->session_id, session_id, sizeof ds->session_id - 1);
+    ds->next_nonce = next_nonce;
+    return ds;
+}
+
+dice_source *dice_source_new_manual(const int64_t *values, size_t count) {
+    dice_source *ds = calloc(1, sizeof *ds);
+    if (!ds) return NULL;
+    ds->manual = true;
+    if (count) {
+        ds->supplied = malloc(count * sizeof *values);
+        if (!ds->supplied) {
+            free(ds);
+            return NULL;
+        }
+        memcpy(ds->supplied, values, count * sizeof *values);
+    }
+    ds->nsupplied = count;
+    return ds;
+}
+
+void dice_source_free(dice_source *ds) {
+    if (!ds) return;
+    free(ds->supplied);
+    free(ds->records);
+    free(ds);
+}
+
+static int next_manual(dice_source *ds, int sides) {
+    if (ds->consumed >= ds->nsupplied) {
+        ds->consumed++; /* counts what was needed beyond the supply */
+        return 1;
+    }
+    int64_t v = ds->supplied[ds->consumed++];
+    if (v < 1 || v > sides) {
+        ds->bad_value = true;
+        return 1;
+    }
+    return (int)v;
+}
+
+int dice_roll(dice_source *ds, const char *purpose, const char *notation, int count, int sides,
+              int *values) {
+    if (count < 1 || sides < 1 || sides > DICE_MAX_SIDES ||
+        count > DICE_MAX_PER_ACTION - ds->nvalues)
+        return -1;
+    if (ds->nrecords == ds->cap_records) {
+        int cap = ds->cap_records ? ds->cap_records * 2 : 8;
+        dice_record *r = realloc(ds->records, (size_t)cap * sizeof *r);
+        if (!r) return -1;
+        ds->records = r;
+        ds->cap_records = cap;
+    }
+    dice_record *rec = &ds->records[ds->nrecords++];
+    memset(rec, 0, sizeof *rec);
+    strncpy(rec->purpose, purpose, sizeof rec->purpose - 1);
+    strncpy(rec->notation, notation, sizeof rec->notation - 1);
+    rec->first = ds->nvalues;
+    rec->count = count;
+    rec->sides = sides;
+    rec->nonce = ds->next_nonce;
+    int64_t sum = 0;
+    for (int i = 0; i < count; i++) {
+        int v = ds->manual ? next_manual(ds, sides)
+                           : (int)dice_fair_roll(ds->seed, ds->session_id, ds->next_nonce++,
+                                                 (uint32_t)sides);
+        values[i] = v;
+        ds->values[ds->nvalues++] = v;
+        sum += v;
+    }
+    rec->value = sum;
+    return 0;
+}
+
+void dice_set_value(dice_source *ds, int64_t value) {
+    if (ds->nrecords > 0) ds->records[ds->nrecords - 1].value = value;
+}
+
+json_t *dice_source_records_new(const dice_source *ds) {
+    json_t *list = json_array();
+    for (int r = 0; list && r < ds->nrecords; r++) {
+        const dice_record *rec = &ds->records[r];
+        json_t *vals = json_array();
+        for (int i = 0; i < rec->count; i++)
+            json_array_append_new(vals, json_integer(ds->values[rec->first + i]));
+        json_t *e = json_pack("{s:s, s:s, s:o, s:I}", "purpose", rec->purpose, "notation",
+                              rec->notation, "values", vals, "value", (json_int_t)rec->value);
+        if (!e) {
+            json_decref(list);
+            return NULL;
+        }
+        if (ds->manual)
+            json_object_set_new(e, "manual", json_true());
+        else
+            json_object_set_new(e, "nonce", json_integer((json_int_t)rec->nonce));
+        json_array_append_new(list, e);
+    }
+    return list;
+}
+
+uint64_t dice_source_next_nonce(const dice_source *ds) {
+    return ds->next_nonce;
+}
+
+bool dice_source_unsatisfied(const dice_source *ds) {
+    return ds->manual && (ds->bad_value || ds->consumed != ds->nsupplied);
+}
+
+json_t *dice_source_needed_new(const dice_source *ds) {
+    json_t *list = json_array();
+    for (int r = 0; list && r < ds->nrecords; r++) {
+        const dice_record *rec = &ds->records[r];
+        json_array_append_new(list,
+                              json_pack("{s:s, s:s, s:i, s:i}", "purpose", rec->purpose, "notation",
+                                        rec->notation, "count", rec->count, "sides", rec->sides));
+    }
+    return list;
+}
+
+size_t dice_source_supplied(const dice_source *ds) {
+    return ds->nsupplied;
+}

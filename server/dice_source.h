@@ -1,0 +1,48 @@
+/* Where a rules module's dice come from. The module asks for rolls; the source answers from the
+ * session's seed (server and seeded modes: the contract's HMAC die function, one nonce per die)
+ * or from the values the table rolled (manual mode), and records every roll for the event's
+ * `dice` list. The same module code therefore resolves live actions, replays logged ones and
+ * (with an enumerating source) computes exact odds. */
+#ifndef UMPIRE_DICE_SOURCE_H
+#define UMPIRE_DICE_SOURCE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define DICE_MAX_PER_ACTION 1000    /* dice one action may roll, all rolls together */
+#define DICE_MAX_SIDES      1000000 /* sides of one die */
+
+typedef struct dice_source dice_source;
+
+/* Rolls from seed with nonces next_nonce, next_nonce + 1, ... (server and seeded modes). */
+dice_source *dice_source_new_seeded(const uint8_t seed[32], const char *session_id,
+                                    uint64_t next_nonce);
+/* Rolls the given values in order (manual mode); values are copied. */
+dice_source *dice_source_new_manual(const int64_t *values, size_t count);
+void dice_source_free(dice_source *ds);
+
+/* Rolls `count` dice of `sides` faces for `purpose` ("roll", "fumble", ...), described by
+ * `notation` ("2d6", "2d6h"), into values[0..count). Returns 0, or -1 when the action exceeds
+ * DICE_MAX_PER_ACTION or a bound (the caller answers 422). In manual mode a missing or
+ * out-of-range value is not an error here: the source substitutes 1, marks itself unsatisfied and
+ * keeps recording, so the caller can list every roll the action needs. */
+int dice_roll(dice_source *ds, const char *purpose, const char *notation, int count, int sides,
+              int *values);
+/* Sets the decisive value of the last roll (the total, the higher die, ...). */
+void dice_set_value(dice_source *ds, int64_t value);
+
+/* The event's `dice` list: [{"purpose","notation","values","value","nonce"}] (manual:
+ * "manual": true and no nonce). New reference. */
+json_t *dice_source_records_new(const dice_source *ds);
+/* The next unused nonce (seeded sources). */
+uint64_t dice_source_next_nonce(const dice_source *ds);
+
+/* Manual mode: true when the supplied values were too few, too many or out of range. */
+bool dice_source_unsatisfied(const dice_source *ds);
+/* Manual mode: [{"purpose","notation","count","sides"}] for every roll the action asked for. New
+ * reference. */
+json_t *dice_source_needed_new(const dice_source *ds);
+size_t dice_source_supplied(const dice_source *ds);
+
+#endif

@@ -1,0 +1,236 @@
+/* umpired: the Umpire daemon.
+ *
+ *   umpired [--config FILE] [--listen HOST:PORT] [--db PATH] [--log-level LEVEL]
+ *   umpired --check-health URL
+ *   umpired --version
+ *
+ * Start-up: defaults, then the config file, then flags. Open the writer connection, apply
+ * migrations, open the reader connection, start the writer thread, listen. SIGINT/SIGTERM:
+ * stop accepting, finish in-flight requests (their writes commit first), stop the writer,
+ * close the database, exit 0. */
+#include "server/api.h"
+#include "server/config.h"
+#include "server/health_check.h"
+#include "server/http_server.h"
+#include "server/log.h"
+#include "server/migrate.h"
+#include "server/store.h"
+#include "server/writer.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uv.h>
+
+#ifndef UMPIRE_VERSION
+#define UMPIRE_VERSION "0.0.0"
+#endif
+
+typedef struct daemon_state {
+    uv_loop_t *loop;
+    umpire_config cfg;
+    http_server *http;
+    writer *writer;
+    store_conn *reader;
+    api_ctx api;
+    uv_signal_t sigint, sigterm;
+    uv_timer_t shutdown_timer;
+    int stopping;
+} daemon_state;
+
+static void usage(FILE *out) {
+    fprintf(out, "usage: umpired [--config FILE] [--listen HOST:PORT] [--db PATH] "
+                 "[--log-level debug|info|warn|error]\n"
+                 "       umpired --check-health URL\n"
+                 "       umpired --version\n");
+}
+
+/* ---- shutdown: http drains, then the writer stops, then the handles close ---------------- */
+
+static void on_handle_closed(uv_handle_t *h) {
+    (void)h;
+}
+
+static void on_writer_closed(void *arg) {
+    daemon_state *d = arg;
+    d->writer = NULL;
+    uv_close((uv_handle_t *)&d->sigint, on_handle_closed);
+    uv_close((uv_handle_t *)&d->sigterm, on_handle_closed);
+    uv_close((uv_handle_t *)&d->shutdown_timer, on_handle_closed);
+    log_msg(LOG_INFO, "stopped");
+}
+
+static void on_http_drained(void *arg) {
+    daemon_state *d = arg;
+    uv_timer_stop(&d->shutdown_timer);
+    writer_stop(d->writer, on_writer_closed, d);
+}
+
+static void on_shutdown_timeout(uv_timer_t *t) {
+    daemon_state *d = t->data;
+    /* In-flight writes were already answered or will be by writer_stop; what is left are
+     * clients that do not read their answers. Nothing acknowledged is at stake. */
+    log_msg(LOG_WARN, "shutdown: clients still connected after %lld ms; closing the database",
+            (long long)d->cfg.shutdown_timeout_ms);
+    writer_stop(d->writer, NULL, NULL);
+    store_conn_close(d->reader);
+    exit(0);
+}
+
+static void on_signal(uv_signal_t *s, int signum) {
+    daemon_state *d = s->data;
+    if (d->stopping++) return;
+    log_msg(LOG_INFO, "signal %d: stopping (finishing in-flight requests)", signum);
+    uv_timer_start(&d->shutdown_timer, on_shutdown_timeout, (uint64_t)d->cfg.shutdown_timeout_ms,
+                   0);
+    http_server_shutdown(d->http, on_http_drained, d);
+}
+
+/* ---- start-up ------------------------------------------------------------------------------ */
+
+/* Applies command-line flags over the config. 0 ok, 1 exit 0 (done), 2 usage error. */
+static int parse_flags(int argc, char **argv, umpire_config *cfg) {
+    const char *config_path = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--version") == 0) {
+            printf("umpired %s\n", UMPIRE_VERSION);
+            return 1;
+        }
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            return 1;
+        }
+        if (!v || (strcmp(a, "--config") && strcmp(a, "--listen") && strcmp(a, "--db") &&
+                   strcmp(a, "--log-level") && strcmp(a, "--check-health"))) {
+            fprintf(stderr, "umpired: unknown or incomplete option '%s'\n", a);
+            usage(stderr);
+            return 2;
+        }
+        i++;
+        if (strcmp(a, "--check-health") == 0) exit(health_check(v, 3000));
+        if (strcmp(a, "--config") == 0) config_path = v;
+    }
+    char err[512];
+    if (config_path && config_load_file(cfg, config_path, err, sizeof err) != 0) {
+        fprintf(stderr, "umpired: %s\n", err);
+        return 2;
+    }
+    /* Flags override the file. */
+    for (int i = 1; i + 1 < argc; i += 2) {
+        const char *a = argv[i], *v = argv[i + 1];
+        size_t cap = 0;
+        char *dst = NULL;
+        if (strcmp(a, "--listen") == 0) dst = cfg->listen, cap = sizeof cfg->listen;
+        if (strcmp(a, "--db") == 0) dst = cfg->db, cap = sizeof cfg->db;
+        if (strcmp(a, "--log-level") == 0) dst = cfg->level, cap = sizeof cfg->level;
+        if (!dst) continue;
+        if (strlen(v) >= cap) {
+            fprintf(stderr, "umpired: %s value is too long\n", a);
+            return 2;
+        }
+        memcpy(dst, v, strlen(v) + 1);
+    }
+    return 0;
+}
+
+static int open_storage(daemon_state *d) {
+    char err[512];
+    if (strncmp(d->cfg.db, "postgresql://", 13) == 0 ||
+        strncmp(d->cfg.db, "postgres://", 11) == 0) {
+        log_msg(LOG_ERROR, "PostgreSQL storage is not part of this build; use a SQLite file path");
+        return -1;
+    }
+    store_conn *w =
+        store_conn_open(d->cfg.db, d->cfg.synchronous, d->cfg.busy_timeout_ms, err, sizeof err);
+    if (!w) {
+        log_msg(LOG_ERROR, "%s", err);
+        return -1;
+    }
+    int applied = migrate_apply(w->db, umpire_migrations, umpire_migration_count, err, sizeof err);
+    if (applied < 0) {
+        log_msg(LOG_ERROR, "%s: %s", d->cfg.db, err);
+        store_conn_close(w);
+        return -1;
+    }
+    if (applied) log_msg(LOG_INFO, "%s: applied %d migration(s)", d->cfg.db, applied);
+    d->reader =
+        store_conn_open(d->cfg.db, d->cfg.synchronous, d->cfg.busy_timeout_ms, err, sizeof err);
+    if (!d->reader) {
+        log_msg(LOG_ERROR, "%s", err);
+        store_conn_close(w);
+        return -1;
+    }
+    d->writer = writer_new(d->loop, w, d->cfg.group_commit_max, d->cfg.writer_queue_max);
+    if (!d->writer) {
+        log_msg(LOG_ERROR, "cannot start the writer thread");
+        return -1;
+    }
+    return 0;
+}
+
+static int start_http(daemon_state *d) {
+    char host[256], err[512];
+    int port;
+    if (config_parse_listen(d->cfg.listen, host, sizeof host, &port) != 0) {
+        log_msg(LOG_ERROR, "listen address '%s' is not HOST:PORT", d->cfg.listen);
+        return -1;
+    }
+    http_server_limits lim = {
+        .max_connections = d->cfg.max_connections,
+        .max_header_bytes = d->cfg.max_header_bytes,
+        .max_body_bytes = d->cfg.max_body_bytes,
+        .header_timeout_ms = d->cfg.header_timeout_ms,
+        .idle_timeout_ms = d->cfg.idle_timeout_ms,
+        .write_queue_max_bytes = d->cfg.write_queue_max_bytes,
+        .max_pipelined = d->cfg.max_pipelined,
+        .access_log = d->cfg.access_log,
+    };
+    d->api.writer = d->writer;
+    d->api.reader = d->reader;
+    d->http = http_server_new(d->loop, &lim, api_handle, &d->api);
+    if (!d->http || http_server_listen(d->http, host, port, err, sizeof err) != 0) {
+        log_msg(LOG_ERROR, "cannot listen on %s: %s", d->cfg.listen, d->http ? err : "no memory");
+        return -1;
+    }
+    log_msg(LOG_INFO, "umpired %s listening on %s port %d, database %s", UMPIRE_VERSION, host,
+            http_server_port(d->http), d->cfg.db);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    static daemon_state d;
+    config_set_defaults(&d.cfg);
+    int rc = parse_flags(argc, argv, &d.cfg);
+    if (rc) return rc == 1 ? 0 : 2;
+    if (log_set_level_name(d.cfg.level) != 0) {
+        fprintf(stderr, "umpired: unknown log level '%s'\n", d.cfg.level);
+        return 2;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    d.loop = uv_default_loop();
+    if (open_storage(&d) != 0) return 1;
+    uv_signal_init(d.loop, &d.sigint);
+    uv_signal_init(d.loop, &d.sigterm);
+    uv_timer_init(d.loop, &d.shutdown_timer);
+    d.sigint.data = d.sigterm.data = d.shutdown_timer.data = &d;
+    uv_signal_start(&d.sigint, on_signal, SIGINT);
+    uv_signal_start(&d.sigterm, on_signal, SIGTERM);
+    if (start_http(&d) != 0) {
+        d.stopping = 1;
+        writer_stop(d.writer, on_writer_closed, &d);
+        if (d.http) http_server_free(d.http);
+        d.http = NULL;
+        uv_run(d.loop, UV_RUN_DEFAULT);
+        store_conn_close(d.reader);
+        uv_loop_close(d.loop);
+        return 1;
+    }
+    uv_run(d.loop, UV_RUN_DEFAULT);
+    http_server_free(d.http);
+    store_conn_close(d.reader);
+    uv_loop_close(d.loop);
+    return 0;
+}

@@ -1,0 +1,402 @@
+#include "server/session_write.h"
+
+#include "protocol/api_error.h"
+#include "rules/ruleset.h"
+#include "server/chain.h"
+#include "server/crypto.h"
+#include "server/dice_source.h"
+#include "server/log.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void answer_json(write_job *job, int status, json_t *body_take) {
+    free(job->body);
+    job->body = body_take ? json_dumps(body_take, JSON_COMPACT) : NULL;
+    json_decref(body_take);
+    if (!job->body) {
+        api_error e = {0};
+        api_error_set(&e, 500, "internal_error", NULL, "out of memory while answering");
+        job->status = 500;
+        job->body = api_error_body_new(&e, &job->body_len);
+        api_error_clear(&e);
+        return;
+    }
+    job->status = status;
+    job->body_len = strlen(job->body);
+}
+
+static void answer_error(write_job *job, api_error *e) {
+    free(job->body);
+    job->status = e->status;
+    job->body = api_error_body_new(e, &job->body_len);
+    api_error_clear(e);
+}
+
+static void answer_storage_error(write_job *job, store_conn *conn) {
+    api_error e = {0};
+    log_msg(LOG_ERROR, "storage error in session %s: %s", job->session_id,
+            sqlite3_errmsg(conn->db));
+    api_error_set(&e, 503, "storage_unavailable", NULL,
+                  "the database could not store the change; nothing was written, try again");
+    answer_error(job, &e);
+}
+
+/* Appends events [{"type","data"}...] after (version, head) with one actor; updates version and
+ * head in place and adds {"seq","type","hash"} for each to `summary`. 0 or -1. */
+static int append_events(store_conn *conn, const char *session_id, int64_t *version, char head[65],
+                         const char *actor, const json_t *events, json_t *summary) {
+    char ts[32];
+    log_now_rfc3339(ts);
+    size_t i;
+    json_t *ev;
+    json_array_foreach(events, i, ev) {
+        const char *type = json_string_value(json_object_get(ev, "type"));
+        const json_t *data = json_object_get(ev, "data");
+        char hash[65];
+        int64_t seq = *version + 1;
+        if (!type || !data || chain_event_hash(head, seq, ts, actor, type, data, hash) != 0)
+            return -1;
+        event_row row = {seq, ts, actor, type, head, hash, data};
+        if (store_event_insert(conn, session_id, &row) != 0) return -1;
+        json_array_append_new(summary, json_pack("{s:I, s:s, s:s}", "seq", (json_int_t)seq, "type",
+                                                 type, "hash", hash));
+        *version = seq;
+        memcpy(head, hash, 65);
+    }
+    return 0;
+}
+
+static void random_hex(char *out, size_t nbytes) {
+    uint8_t buf[32];
+    if (crypto_random_bytes(buf, nbytes) != 0) abort(); /* no CSPRNG: never hand out weak ids */
+    crypto_hex_encode(buf, nbytes, out);
+}
+
+/* ---- create ------------------------------------------------------------------------------ */
+
+static void run_create(store_conn *conn, write_job *job) {
+    const create_request *req = &job->create;
+    session_row row = {0};
+    random_hex(row.id, 16);
+    snprintf(job->session_id, sizeof job->session_id, "%s", row.id);
+    snprintf(row.ruleset, sizeof row.ruleset, "%s", req->rs->id);
+    row.ruleset_version = req->rs->version;
+    snprintf(row.title, sizeof row.title, "%s", req->title);
+    row.sides = req->sides;
+    snprintf(row.visibility, sizeof row.visibility, "%s", req->public_ ? "public" : "private");
+    row.options = req->options;
+    snprintf(row.dice_mode, sizeof row.dice_mode, "%s", dice_mode_name(req->mode));
+    row.next_nonce = 1;
+    row.state = req->state;
+
+    json_t *dice = json_pack("{s:s}", "mode", dice_mode_name(req->mode));
+    if (req->mode != DICE_MODE_MANUAL) {
+        if (req->mode == DICE_MODE_SERVER) {
+            if (crypto_random_bytes(row.seed, 32) != 0) abort();
+        } else {
+            memcpy(row.seed, req->seed, 32);
+        }
+        row.has_seed = true;
+        uint8_t digest[32];
+        crypto_sha256(row.seed, 32, digest);
+        crypto_hex_encode(digest, 32, row.commitment);
+        json_object_set_new(dice, "commitment", json_string(row.commitment));
+    }
+    json_t *created_dice = json_deep_copy(dice);
+    if (req->mode == DICE_MODE_SEEDED) {
+        /* Seeded dice are public from the start: the log carries the seed. */
+        char seed_hex[65];
+        crypto_hex_encode(row.seed, 32, seed_hex);
+        json_object_set_new(created_dice, "seed", json_string(seed_hex));
+    }
+    json_t *events =
+        json_pack("[{s:s, s:{s:s, s:i, s:s, s:O, s:s, s:O, s:O, s:o}}]", "type", "session_created",
+                  "data", "ruleset", row.ruleset, "ruleset_version", row.ruleset_version, "title",
+                  row.title, "sides", row.sides, "visibility", row.visibility, "options",
+                  row.options, "setup", req->setup, "dice", created_dice);
+
+    /* The row first (events and tokens refer to it), then event 1, which sets version and
+     * head, then the tokens: 256 random bits each, returned once, stored as digests only. */
+    row.version = 0;
+    memcpy(row.head, CHAIN_ZERO_HASH, 65);
+    log_now_rfc3339(row.created_at);
+    int64_t version = 0;
+    json_t *summary = json_array();
+    int rc = store_session_insert(conn, &row);
+    if (rc == 0) rc = append_events(conn, row.id, &version, row.head, "server", events, summary);
+    row.version = version;
+    if (rc == 0) rc = store_session_update(conn, row.id, version, row.head, row.state, 1);
+
+    char token[65];
+    uint8_t digest[32];
+    json_t *tokens = json_object(), *side_tokens = json_object();
+    random_hex(token, 32);
+    crypto_sha256(token, 64, digest);
+    json_object_set_new(tokens, "referee", json_string(token));
+    if (rc == 0) rc = store_token_insert(conn, row.id, "referee", digest);
+    size_t i;
+    json_t *side;
+    json_array_foreach(row.sides, i, side) {
+        char role[48];
+        snprintf(role, sizeof role, "side:%s", json_string_value(side));
+        random_hex(token, 32);
+        crypto_sha256(token, 64, digest);
+        json_object_set_new(side_tokens, json_string_value(side), json_string(token));
+        if (rc == 0) rc = store_token_insert(conn, row.id, role, digest);
+    }
+    json_object_set_new(tokens, "sides", side_tokens);
+    json_decref(events);
+    json_decref(summary);
+    if (rc != 0) {
+        json_decref(tokens);
+        json_decref(dice);
+        answer_storage_error(job, conn);
+        return;
+    }
+    answer_json(job, 201,
+                json_pack("{s:{s:s, s:s, s:I, s:s}, s:o, s:o}", "session", "id", row.id, "ruleset",
+                          row.ruleset, "version", (json_int_t)row.version, "head", row.head,
+                          "tokens", tokens, "dice", dice));
+}
+
+/* ---- action ------------------------------------------------------------------------------ */
+
+/* The unit named id in state.units, or NULL. */
+static const json_t *find_unit(const json_t *state, const char *id) {
+    size_t i;
+    json_t *u;
+    json_array_foreach(json_object_get(state, "units"), i, u) {
+        const char *uid = json_string_value(json_object_get(u, "id"));
+        if (uid && strcmp(uid, id) == 0) return u;
+    }
+    return NULL;
+}
+
+/* The checks that precede resolution; 0 to go on, -1 with err set. */
+static int check_action(const session_row *s, const write_job *job, const rules_action **action,
+                        const json_t **unit, api_error *err) {
+    const action_envelope *env = &job->action;
+    const ruleset *rs = ruleset_find(s->ruleset);
+    if (!rs) {
+        api_error_set(err, 409, "not_applicable", NULL,
+                      "this daemon no longer has the session's ruleset '%s'", s->ruleset);
+        return -1;
+    }
+    *action = ruleset_action(rs, env->type);
+    if (!*action) {
+        json_t *names = json_array();
+        for (size_t i = 0; i < rs->nactions; i++)
+            json_array_append_new(names, json_string(rs->actions[i].type));
+        api_error_set(err, 422, "unknown_action", json_pack("{s:o}", "actions", names),
+                      "ruleset '%s' has no action '%s'", rs->id, env->type);
+        return -1;
+    }
+    *unit = NULL;
+    if (env->has_unit) {
+        *unit = find_unit(s->state, env->unit);
+        if (!*unit) {
+            api_error_set(err, 422, "unknown_unit", json_pack("{s:s}", "unit", env->unit),
+                          "there is no unit '%s' in this session", env->unit);
+            return -1;
+        }
+        const char *side = json_string_value(json_object_get(*unit, "side"));
+        if (strncmp(job->role, "side:", 5) == 0 && (!side || strcmp(side, job->role + 5) != 0)) {
+            api_error_set(err, 403, "forbidden", json_pack("{s:s}", "unit", env->unit),
+                          "unit '%s' belongs to side '%s', not to %s", env->unit, side ? side : "?",
+                          job->role + 5);
+            return -1;
+        }
+    }
+    bool manual = strcmp(s->dice_mode, "manual") == 0;
+    if (!manual && env->has_dice) {
+        api_error_set(err, 422, "dice_not_allowed", NULL,
+                      "this session rolls its own dice (%s mode): send no dice list", s->dice_mode);
+        return -1;
+    }
+    return 0;
+}
+
+/* The action as the event records it: type, unit and the ruleset's encoding of its fields. */
+static json_t *recorded_action_new(const rules_action *a, const action_envelope *env,
+                                   const void *decoded) {
+    json_t *rec = a->encode(decoded);
+    if (!rec) return NULL;
+    json_object_set_new(rec, "type", json_string(env->type));
+    if (env->has_unit) json_object_set_new(rec, "unit", json_string(env->unit));
+    return rec;
+}
+
+static void run_action(store_conn *conn, write_job *job) {
+    const action_envelope *env = &job->action;
+    api_error err = {0};
+    session_row s;
+    int found = store_session_get(conn, job->session_id, &s);
+    if (found <= 0) {
+        if (found < 0) {
+            answer_storage_error(job, conn);
+            return;
+        }
+        api_error_set(&err, 404, "session_not_found", NULL, "there is no such session");
+        answer_error(job, &err);
+        return;
+    }
+    void *decoded = NULL;
+    dice_source *ds = NULL;
+    rules_outcome out = {0};
+    json_t *events = NULL, *summary = NULL;
+    char *stored = NULL;
+
+    /* The key first: a retry of an action that already succeeded must get its stored answer,
+     * even though expect_version no longer matches. */
+    if (job->has_idempotency_key) {
+        uint8_t digest[32];
+        int got = store_idem_get(conn, s.id, job->idempotency_key, digest, &stored);
+        if (got < 0) goto storage_fail;
+        if (got > 0) {
+            if (!crypto_ct_equal(digest, job->body_digest, 32)) {
+                api_error_set(&err, 422, "idempotency_key_reused", NULL,
+                              "this Idempotency-Key was used with a different request body");
+                goto fail;
+            }
+            job->status = 200;
+            job->body = stored;
+            job->body_len = strlen(stored);
+            job->replayed = true;
+            stored = NULL;
+            goto done;
+        }
+    }
+    if (env->has_expect_version && env->expect_version != s.version) {
+        api_error_set(&err, 409, "version_conflict",
+                      json_pack("{s:I, s:I}", "expected", (json_int_t)env->expect_version, "actual",
+                                (json_int_t)s.version),
+                      "the session is at version %lld, not %lld", (long long)s.version,
+                      (long long)env->expect_version);
+        goto fail;
+    }
+    const rules_action *action;
+    const json_t *unit;
+    if (check_action(&s, job, &action, &unit, &err) != 0) goto fail;
+    decoded = calloc(1, action->decoded_size);
+    if (!decoded) goto storage_fail;
+    if (action->decode(env->fields, decoded, &err) != 0) goto fail;
+
+    bool manual = strcmp(s.dice_mode, "manual") == 0;
+    ds = manual ? dice_source_new_manual(env->dice, env->ndice)
+                : dice_source_new_seeded(s.seed, s.id, (uint64_t)s.next_nonce);
+    if (!ds) goto storage_fail;
+    rules_ctx ctx = {s.state, s.options, job->role, unit, ds};
+    if (action->resolve(&ctx, decoded, &out, &err) != 0) goto fail;
+    if (dice_source_unsatisfied(ds)) {
+        api_error_set(&err, 422, "dice_required",
+                      json_pack("{s:o, s:I}", "needed", dice_source_needed_new(ds), "supplied",
+                                (json_int_t)dice_source_supplied(ds)),
+                      "this action needs the dice listed in details.needed, one value per die, "
+                      "in order");
+        goto fail;
+    }
+    const ruleset *rs = ruleset_find(s.ruleset);
+    json_t *data =
+        json_pack("{s:i, s:o, s:o, s:O, s:s}", "ruleset_version", rs->version, "action",
+                  recorded_action_new(action, env, decoded), "dice", dice_source_records_new(ds),
+                  "result", out.result, "summary", out.summary);
+    events = json_pack("[{s:s, s:o}]", "type", env->type, "data", data);
+    if (!events) goto storage_fail;
+    if (out.extra_events) json_array_extend(events, out.extra_events);
+    summary = json_array();
+    int64_t version = s.version;
+    char actor[48];
+    snprintf(actor, sizeof actor, "%s", job->role);
+    if (append_events(conn, s.id, &version, s.head, actor, events, summary) != 0 ||
+        store_session_update(conn, s.id, version, s.head, out.new_state,
+                             manual ? s.next_nonce : (int64_t)dice_source_next_nonce(ds)) != 0)
+        goto storage_fail;
+    answer_json(job, 200,
+                json_pack("{s:I, s:s, s:s, s:O, s:O}", "version", (json_int_t)version, "head",
+                          s.head, "summary", out.summary, "result", out.result, "events", summary));
+    if (job->status == 200 && job->has_idempotency_key &&
+        store_idem_insert(conn, s.id, job->idempotency_key, job->body_digest, job->body) != 0)
+        goto storage_fail;
+    goto done;
+
+storage_fail:
+    answer_storage_error(job, conn);
+    goto done;
+fail:
+    answer_error(job, &err);
+done:
+    free(stored);
+    free(decoded);
+    dice_source_free(ds);
+    rules_outcome_clear(&out);
+    json_decref(events);
+    json_decref(summary);
+    session_row_clear(&s);
+}
+
+/* ---- reveal ------------------------------------------------------------------------------ */
+
+static void run_reveal(store_conn *conn, write_job *job) {
+    api_error err = {0};
+    session_row s;
+    int found = store_session_get(conn, job->session_id, &s);
+    if (found <= 0) {
+        if (found < 0) {
+            answer_storage_error(job, conn);
+            return;
+        }
+        api_error_set(&err, 404, "session_not_found", NULL, "there is no such session");
+        answer_error(job, &err);
+        return;
+    }
+    if (strcmp(s.dice_mode, "server") != 0 || !s.has_seed) {
+        api_error_set(&err, 409, "not_applicable", NULL,
+                      "only server-mode dice have a secret seed to reveal (this session: %s)",
+                      s.dice_mode);
+        session_row_clear(&s);
+        answer_error(job, &err);
+        return;
+    }
+    uint8_t next_seed[32], digest[32];
+    char seed_hex[65], next_commitment[65];
+    if (crypto_random_bytes(next_seed, 32) != 0) abort();
+    crypto_sha256(next_seed, 32, digest);
+    crypto_hex_encode(digest, 32, next_commitment);
+    crypto_hex_encode(s.seed, 32, seed_hex);
+    json_int_t last_nonce = (json_int_t)s.next_nonce - 1;
+    json_t *events = json_pack("[{s:s, s:{s:s, s:s, s:I, s:s}}]", "type", "dice_seed_revealed",
+                               "data", "seed", seed_hex, "commitment", s.commitment, "last_nonce",
+                               last_nonce, "next_commitment", next_commitment);
+    json_t *summary = json_array();
+    int64_t version = s.version;
+    if (append_events(conn, s.id, &version, s.head, "referee", events, summary) != 0 ||
+        store_session_update(conn, s.id, version, s.head, s.state, s.next_nonce) != 0 ||
+        store_session_seed_update(conn, s.id, next_seed, next_commitment) != 0) {
+        answer_storage_error(job, conn);
+    } else {
+        answer_json(job, 200,
+                    json_pack("{s:I, s:s, s:O, s:{s:s, s:s, s:I}, s:{s:s, s:s}}", "version",
+                              (json_int_t)version, "head", s.head, "events", summary, "revealed",
+                              "seed", seed_hex, "commitment", s.commitment, "last_nonce",
+                              last_nonce, "dice", "mode", "server", "commitment", next_commitment));
+    }
+    json_decref(events);
+    json_decref(summary);
+    session_row_clear(&s);
+}
+
+void session_write_run(store_conn *conn, write_job *job) {
+    switch (job->kind) {
+    case WRITE_CREATE_SESSION:
+        run_create(conn, job);
+        break;
+    case WRITE_ACTION:
+        run_action(conn, job);
+        break;
+    case WRITE_REVEAL:
+        run_reveal(conn, job);
+        break;
+    }
+}

@@ -1,0 +1,12 @@
+/* The three writes of a session — create, resolve an action, reveal the dice seed — each run by
+ * the writer thread inside a transaction savepoint (server/writer.c). Each fills job->status and
+ * job->body; on a non-2xx status the writer rolls the savepoint back, so nothing is written. */
+#ifndef UMPIRE_SESSION_WRITE_H
+#define UMPIRE_SESSION_WRITE_H
+
+#include "server/store.h"
+#include "server/writer.h"
+
+void session_write_run(store_conn *conn, write_job *job);
+
+#endif

@@ -1,0 +1,214 @@
+/* Serves the HTTP layer with test handlers, for tests/http/test_http_layer.py.
+ *
+ *   http_harness PORTFILE [header_timeout_ms idle_timeout_ms max_body max_header max_pipelined
+ *                          max_connections write_queue_max]
+ *
+ * Listens on 127.0.0.1:0 and writes the bound port to PORTFILE. Routes:
+ *   /echo           (any method) 200 JSON: method, path, query, body_length, header_count
+ *   GET /delay?ms=N 200 after N ms (a uv_timer), to answer out of order
+ *   GET /big?bytes=N 200 with N bytes of text
+ *   GET /stats      200 JSON: connections
+ *   anything else   404 in the error envelope
+ * SIGTERM / SIGINT: graceful shutdown, exit 0 once it is done. */
+#include "server/http_server.h"
+#include "server/log.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define JSON_TYPE "application/json; charset=utf-8"
+#define MAX_BIG   (64L * 1024 * 1024)
+
+typedef struct harness {
+    uv_loop_t *loop;
+    http_server *srv;
+    uv_signal_t sigterm, sigint;
+    int stopping;
+} harness;
+
+typedef struct delay {
+    uv_timer_t timer;
+    http_request *req;
+    long ms;
+} delay;
+
+static harness H;
+
+/* Returns the integer value of `name` in a query string, or dflt. */
+static long query_long(const char *query, const char *name, long dflt) {
+    size_t n = strlen(name);
+    for (const char *p = query; p && *p; p = strchr(p, '&') ? strchr(p, '&') + 1 : NULL) {
+        if (strncmp(p, name, n) == 0 && p[n] == '=') return strtol(p + n + 1, NULL, 10);
+    }
+    return dflt;
+}
+
+static char *json_string(const char *s) {
+    char *out = malloc(strlen(s) * 6 + 3);
+    size_t n = 0;
+    out[n++] = '"';
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\') {
+            out[n++] = '\\';
+            out[n++] = (char)ch;
+        } else if (ch < 0x20) {
+            n += (size_t)sprintf(out + n, "\\u%04x", ch);
+        } else {
+            out[n++] = (char)ch;
+        }
+    }
+    out[n++] = '"';
+    out[n] = '\0';
+    return out;
+}
+
+static void respond_json(http_request *req, int status, const char *json) {
+    char *body = strdup(json);
+    http_respond_take(req, status, JSON_TYPE, NULL, body, strlen(body));
+}
+
+static void handle_echo(http_request *req) {
+    char *method = json_string(req->method);
+    char *path = json_string(req->path);
+    char *query = json_string(req->query);
+    size_t cap = strlen(method) + strlen(path) + strlen(query) + 160;
+    char *body = malloc(cap);
+    int n = snprintf(body, cap,
+                     "{\"method\":%s,\"path\":%s,\"query\":%s,\"body_length\":%zu,"
+                     "\"header_count\":%zu}",
+                     method, path, query, req->body_len, req->nheaders);
+    free(method);
+    free(path);
+    free(query);
+    http_respond_take(req, 200, JSON_TYPE, "Cache-Control: no-store\r\n", body, (size_t)n);
+}
+
+static void delay_closed(uv_handle_t *h) {
+    free(h->data);
+}
+
+static void delay_fired(uv_timer_t *t) {
+    delay *d = t->data;
+    char json[64];
+    snprintf(json, sizeof json, "{\"delayed_ms\":%ld}", d->ms);
+    respond_json(d->req, 200, json);
+    uv_close((uv_handle_t *)t, delay_closed);
+}
+
+static void handle_delay(http_request *req) {
+    delay *d = calloc(1, sizeof *d);
+    d->req = req;
+    d->ms = query_long(req->query, "ms", 0);
+    if (d->ms < 0) d->ms = 0;
+    uv_timer_init(H.loop, &d->timer);
+    d->timer.data = d;
+    uv_timer_start(&d->timer, delay_fired, (uint64_t)d->ms, 0);
+}
+
+static void handle_big(http_request *req) {
+    long n = query_long(req->query, "bytes", 0);
+    if (n < 0 || n > MAX_BIG) n = 0;
+    char *body = malloc((size_t)n + 1);
+    memset(body, 'x', (size_t)n);
+    http_respond_take(req, 200, "text/plain; charset=utf-8", NULL, body, (size_t)n);
+}
+
+static void handle_stats(http_request *req) {
+    char json[64];
+    snprintf(json, sizeof json, "{\"connections\":%zu}", http_server_connection_count(H.srv));
+    respond_json(req, 200, json);
+}
+
+static void handle(http_request *req, void *user) {
+    (void)user;
+    int get = strcmp(req->method, "GET") == 0 || strcmp(req->method, "HEAD") == 0;
+    if (strcmp(req->path, "/echo") == 0)
+        handle_echo(req);
+    else if (get && strcmp(req->path, "/delay") == 0)
+        handle_delay(req);
+    else if (get && strcmp(req->path, "/big") == 0)
+        handle_big(req);
+    else if (get && strcmp(req->path, "/stats") == 0)
+        handle_stats(req);
+    else
+        respond_json(req, 404,
+                     "{\"error\":{\"code\":\"not_found\",\"message\":\"No such route.\","
+                     "\"details\":{}}}");
+}
+
+static void on_shutdown_done(void *arg) {
+    harness *h = arg;
+    uv_close((uv_handle_t *)&h->sigterm, NULL);
+    uv_close((uv_handle_t *)&h->sigint, NULL);
+}
+
+static void on_signal(uv_signal_t *sig, int signum) {
+    (void)signum;
+    harness *h = sig->data;
+    if (h->stopping) return;
+    h->stopping = 1;
+    log_msg(LOG_INFO, "harness: shutting down");
+    http_server_shutdown(h->srv, on_shutdown_done, h);
+}
+
+static int write_port_file(const char *path, int port) {
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) return -1;
+    fprintf(f, "%d\n", port);
+    if (fclose(f) != 0) return -1;
+    return rename(tmp, path);
+}
+
+static int64_t arg_or(int argc, char **argv, int i, int64_t dflt) {
+    return argc > i ? strtoll(argv[i], NULL, 10) : dflt;
+}
+
+static void parse_limits(int argc, char **argv, http_server_limits *lim) {
+    lim->header_timeout_ms = arg_or(argc, argv, 2, 1000);
+    lim->idle_timeout_ms = arg_or(argc, argv, 3, 1000);
+    lim->max_body_bytes = arg_or(argc, argv, 4, 1024);
+    lim->max_header_bytes = arg_or(argc, argv, 5, 4096);
+    lim->max_pipelined = arg_or(argc, argv, 6, 4);
+    lim->max_connections = arg_or(argc, argv, 7, 64);
+    lim->write_queue_max_bytes = arg_or(argc, argv, 8, 256 * 1024);
+    lim->access_log = 1;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        fprintf(stderr,
+                "usage: %s PORTFILE [header_timeout_ms idle_timeout_ms max_body "
+                "max_header max_pipelined max_connections write_queue_max]\n",
+                argv[0]);
+        return 2;
+    }
+    http_server_limits lim = {0};
+    parse_limits(argc, argv, &lim);
+    H.loop = uv_default_loop();
+    H.srv = http_server_new(H.loop, &lim, handle, NULL);
+    char err[256];
+    if (!H.srv || http_server_listen(H.srv, "127.0.0.1", 0, err, sizeof err) < 0) {
+        fprintf(stderr, "http_harness: %s\n", H.srv ? err : "out of memory");
+        http_server_free(H.srv);
+        return 1;
+    }
+    if (write_port_file(argv[1], http_server_port(H.srv)) < 0) {
+        perror("http_harness: port file");
+        return 1;
+    }
+    uv_signal_init(H.loop, &H.sigterm);
+    uv_signal_init(H.loop, &H.sigint);
+    H.sigterm.data = H.sigint.data = &H;
+    uv_signal_start(&H.sigterm, on_signal, SIGTERM);
+    uv_signal_start(&H.sigint, on_signal, SIGINT);
+    uv_run(H.loop, UV_RUN_DEFAULT);
+    http_server_free(H.srv);
+    int rc = uv_loop_close(H.loop);
+    if (rc != 0) fprintf(stderr, "http_harness: loop not empty at exit: %s\n", uv_strerror(rc));
+    return rc == 0 ? 0 : 1;
+}

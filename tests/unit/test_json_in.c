@@ -1,0 +1,154 @@
+/* Strict request decoding: duplicate keys, depth, field paths, reals. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "protocol/json_in.h"
+#include "protocol/requests.h"
+
+#include <string.h>
+
+static json_t *parse(const char *s, api_error *e) {
+    return json_in_parse_object_new(s, strlen(s), e);
+}
+
+static void duplicate_keys_are_rejected(void **state) {
+    (void)state;
+    api_error e = {0};
+    assert_null(parse("{\"a\":1,\"a\":2}", &e));
+    assert_int_equal(e.status, 400);
+    assert_string_equal(e.code, "invalid_json");
+    api_error_clear(&e);
+}
+
+static void depth_is_capped(void **state) {
+    (void)state;
+    char deep[200], ok[200];
+    memset(deep, 0, sizeof deep);
+    memset(ok, 0, sizeof ok);
+    /* {"a": [[[...]]]}: 1 + n levels */
+    strcpy(deep, "{\"a\":");
+    strcpy(ok, "{\"a\":");
+    for (int i = 0; i < JSON_IN_MAX_DEPTH; i++)
+        strcat(deep, "[");
+    for (int i = 0; i < JSON_IN_MAX_DEPTH; i++)
+        strcat(deep, "]");
+    strcat(deep, "}");
+    for (int i = 0; i < JSON_IN_MAX_DEPTH - 1; i++)
+        strcat(ok, "[");
+    for (int i = 0; i < JSON_IN_MAX_DEPTH - 1; i++)
+        strcat(ok, "]");
+    strcat(ok, "}");
+    api_error e = {0};
+    assert_null(parse(deep, &e));
+    assert_int_equal(e.status, 400);
+    api_error_clear(&e);
+    json_t *v = parse(ok, &e);
+    assert_non_null(v);
+    json_decref(v);
+    /* Brackets inside strings do not count. */
+    v = parse("{\"a\":\"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\"}",
+              &e);
+    assert_non_null(v);
+    json_decref(v);
+}
+
+static void non_objects_and_garbage_are_rejected(void **state) {
+    (void)state;
+    api_error e = {0};
+    assert_null(parse("[1,2]", &e));
+    assert_string_equal(e.code, "invalid_json");
+    assert_null(parse("{\"a\":", &e));
+    assert_string_equal(e.code, "invalid_json");
+    assert_non_null(json_object_get(e.details, "position"));
+    api_error_clear(&e);
+}
+
+static void field_errors_name_the_path(void **state) {
+    (void)state;
+    api_error e = {0};
+    json_t *v = parse("{\"ruleset\":\"generic\",\"sides\":[\"a\",\"a\"]}", &e);
+    create_request cr;
+    assert_int_equal(create_request_decode(v, &cr, &e), -1);
+    assert_int_equal(e.status, 400);
+    assert_string_equal(json_string_value(json_object_get(e.details, "field")), "sides[1]");
+    json_decref(v);
+    api_error_clear(&e);
+
+    v = parse("{\"ruleset\":\"generic\",\"sides\":[\"a\"],\"setup\":{\"units\":[{\"id\":\"u\","
+              "\"side\":\"b\"}]}}",
+              &e);
+    assert_int_equal(create_request_decode(v, &cr, &e), -1);
+    assert_int_equal(e.status, 422);
+    assert_string_equal(e.code, "invalid_setup");
+    assert_string_equal(json_string_value(json_object_get(e.details, "field")),
+                        "setup.units[0].side");
+    json_decref(v);
+    api_error_clear(&e);
+
+    v = parse("{\"ruleset\":\"generic\",\"sides\":[\"a\"],\"setup\":{\"units\":[{\"id\":\"u\","
+              "\"side\":\"a\",\"hp\":1.5}]}}",
+              &e);
+    assert_int_equal(create_request_decode(v, &cr, &e), -1);
+    assert_string_equal(json_string_value(json_object_get(e.details, "field")),
+                        "setup.units[0].hp");
+    json_decref(v);
+    api_error_clear(&e);
+}
+
+static void good_create_request_decodes(void **state) {
+    (void)state;
+    api_error e = {0};
+    json_t *v = parse("{\"ruleset\":\"generic\",\"title\":\"T\",\"sides\":[\"a\",\"b\"],"
+                      "\"dice\":{\"mode\":\"seeded\",\"seed\":\"" /* 64 hex digits */
+                      "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f\"}}",
+                      &e);
+    create_request cr;
+    assert_int_equal(create_request_decode(v, &cr, &e), 0);
+    assert_int_equal(cr.mode, DICE_MODE_SEEDED);
+    assert_int_equal(cr.seed[31], 0x1f);
+    assert_string_equal(cr.title, "T");
+    assert_non_null(cr.state);
+    create_request_clear(&cr);
+    json_decref(v);
+}
+
+static void action_envelope_splits_fields(void **state) {
+    (void)state;
+    api_error e = {0};
+    json_t *v = parse("{\"type\":\"roll\",\"expect_version\":3,\"unit\":\"u1\",\"dice\":[4,2],"
+                      "\"expr\":\"2d6\"}",
+                      &e);
+    action_envelope env;
+    assert_int_equal(action_envelope_decode(v, &env, &e), 0);
+    assert_string_equal(env.type, "roll");
+    assert_true(env.has_expect_version);
+    assert_int_equal(env.expect_version, 3);
+    assert_string_equal(env.unit, "u1");
+    assert_int_equal(env.ndice, 2);
+    assert_int_equal(env.dice[1], 2);
+    assert_int_equal(json_object_size(env.fields), 1);
+    assert_non_null(json_object_get(env.fields, "expr"));
+    action_envelope_clear(&env);
+    json_decref(v);
+
+    v = parse("{\"type\":\"roll\",\"dice\":[1,\"2\"]}", &e);
+    assert_int_equal(action_envelope_decode(v, &env, &e), -1);
+    assert_string_equal(json_string_value(json_object_get(e.details, "field")), "dice[1]");
+    api_error_clear(&e);
+    json_decref(v);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(duplicate_keys_are_rejected),
+        cmocka_unit_test(depth_is_capped),
+        cmocka_unit_test(non_objects_and_garbage_are_rejected),
+        cmocka_unit_test(field_errors_name_the_path),
+        cmocka_unit_test(good_create_request_decodes),
+        cmocka_unit_test(action_envelope_splits_fields),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
