@@ -63,8 +63,12 @@ json_t *json_in_parse_object_new(const char *body, size_t len, api_error *err) {
     json_error_t je;
     json_t *v = json_loadb(body, len, JSON_REJECT_DUPLICATES, &je);
     if (!v) {
-        api_error_set(err, 400, "invalid_json", json_pack("{s:i}", "position", je.position),
-                      "malformed JSON at position %d: %s", je.position, je.text);
+        /* jansson counts the bytes it read, i.e. up to and including the offending token; point
+         * at that token's last byte, or at the end when the input stopped too soon. */
+        long pos = je.position > 0 && (size_t)je.position < len ? je.position - 1 : je.position;
+        if (pos < 0 || (size_t)pos > len) pos = (long)len;
+        api_error_set(err, 400, "invalid_json", json_pack("{s:I}", "position", (json_int_t)pos),
+                      "malformed JSON at position %ld: %s", pos, je.text);
         return NULL;
     }
     if (!json_is_object(v)) {

@@ -214,7 +214,7 @@ int action_envelope_decode(const json_t *body, action_envelope *out, api_error *
     memset(out, 0, sizeof *out);
     const char *type = NULL, *unit = NULL;
     if (json_in_string(body, "", "type", true, ACTION_TYPE_MAX, &type) != 0 ||
-        json_in_int(body, "", "expect_version", false, 1, INT64_MAX, &out->expect_version) != 0 ||
+        json_in_int(body, "", "expect_version", false, 0, INT64_MAX, &out->expect_version) != 0 ||
         json_in_string(body, "", "unit", false, UNIT_ID_MAX, &unit) != 0) {
         json_in_take_error(err);
         return -1;

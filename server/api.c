@@ -92,15 +92,19 @@ static int authorize(api_ctx *ctx, http_request *req, const char *id, bool publi
     }
     const char *token = bearer_token(req);
     role[0] = '\0';
+    int found = store_token_role(ctx->reader, id, token, role, rolelen);
+    if (found == STORE_NO_SESSION) {
+        respond_no_session(req);
+        return 0;
+    }
+    if (found < 0) {
+        respond_simple_error(req, 503, "storage_unavailable", "the database could not be read");
+        return 0;
+    }
     if (!token && public_ok) return 1;
     if (!token) {
         respond_simple_error(req, 401, "unauthorized",
                              "this request needs an Authorization: Bearer token of the session");
-        return 0;
-    }
-    int found = store_token_role(ctx->reader, id, token, role, rolelen);
-    if (found < 0) {
-        respond_simple_error(req, 503, "storage_unavailable", "the database could not be read");
         return 0;
     }
     if (!found) {

@@ -334,7 +334,7 @@ static const config_key *find_key(const char *table, const char *key) {
 
 /* "[server], [storage] or [log]", built from the key table. */
 static const char *table_list(char *buf, size_t buflen) {
-    const char *names[KEY_COUNT];
+    const char *names[KEY_COUNT] = {0};
     size_t count = 0;
     for (size_t i = 0; i < KEY_COUNT; i++) {
         size_t n = (size_t)(strchr(keys[i].name, '.') - keys[i].name);

@@ -11,6 +11,9 @@
  * A response is one uv_write of (head, body). A streaming response (SSE) would add a request
  * state "streaming": it sits at the head of the queue, writes chunks through conn_write as they
  * come, and leaves the queue when it ends; nothing else needs to change. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* accept4, SOCK_NONBLOCK, SOCK_CLOEXEC */
+#endif
 #include "server/http_server.h"
 
 #include "server/log.h"
@@ -20,12 +23,14 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
+#include <linux/sockios.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -116,7 +121,7 @@ struct http_conn {
     uint64_t last_read_ns;
     uint64_t idle_since_ns;
     uint64_t write_progress_ns;
-    size_t wq_mark; /* uv write queue size at the last sign of progress */
+    size_t unsent_mark; /* conn_unsent at the last sign of write progress */
     uint64_t linger_deadline_ns;
 
     unsigned reading : 1;
@@ -127,6 +132,7 @@ struct http_conn {
     unsigned close_when_written : 1;
     unsigned eof : 1;
     unsigned lingering : 1;
+    unsigned draining : 1; /* idle, but the client is still reading the last answer */
 };
 
 struct http_server {
@@ -523,6 +529,19 @@ static size_t write_queue_size(http_conn *c) {
     return uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp);
 }
 
+/* Bytes the client has not received yet: libuv's queue plus the kernel's send queue. libuv's
+ * queue alone moves in big steps (the socket only turns writable again once a good part of a
+ * multi-megabyte send buffer has drained), so a slow but steady reader would look stalled. */
+static size_t conn_unsent(http_conn *c) {
+    size_t total = write_queue_size(c);
+    uv_os_fd_t fd;
+    int queued = 0;
+    if (uv_fileno((uv_handle_t *)&c->tcp, &fd) == 0 && ioctl(fd, SIOCOUTQ, &queued) == 0 &&
+        queued > 0)
+        total += (size_t)queued;
+    return total;
+}
+
 static void on_write(uv_write_t *req, int status) {
     write_ctx *w = (write_ctx *)req;
     http_conn *c = w->conn;
@@ -537,7 +556,8 @@ static void on_write(uv_write_t *req, int status) {
     }
     uint64_t now = log_monotonic_ns();
     c->write_progress_ns = now;
-    c->wq_mark = write_queue_size(c);
+    c->unsent_mark = conn_unsent(c);
+    c->draining = 0;
     if (c->writes_pending == 0) c->idle_since_ns = now;
     conn_pump(c);
 }
@@ -565,7 +585,7 @@ static int conn_write(http_conn *c, char *head, size_t head_len, char *body, siz
         return -1;
     }
     c->writes_pending++;
-    c->wq_mark = write_queue_size(c);
+    c->unsent_mark = conn_unsent(c);
     return 0;
 }
 
@@ -776,6 +796,29 @@ static void conn_update_timer(http_conn *c) {
     uv_timer_start(&c->timer, on_conn_timer, ms, 0);
 }
 
+/* For the write deadline: true (and the deadline moved) if the client took bytes since the
+ * last look. */
+static int conn_write_progressed(http_conn *c, uint64_t now) {
+    size_t unsent = conn_unsent(c);
+    if (unsent >= c->unsent_mark) return 0;
+    c->unsent_mark = unsent;
+    c->write_progress_ns = now;
+    return 1;
+}
+
+/* For the idle deadline: true (and the deadline moved) if the connection is not really idle
+ * because the client is still reading its last answer out of the kernel's send queue, or
+ * finished doing so during the last period (it may be about to send its next request). */
+static int conn_still_draining(http_conn *c, uint64_t now) {
+    size_t unsent = conn_unsent(c);
+    int was_draining = c->draining;
+    c->draining = unsent > 0 && unsent < c->unsent_mark;
+    if (!c->draining && !(was_draining && unsent == 0)) return 0;
+    c->unsent_mark = unsent;
+    c->idle_since_ns = now;
+    return 1;
+}
+
 static void on_conn_timer(uv_timer_t *t) {
     http_conn *c = t->data;
     deadline_kind kind;
@@ -792,13 +835,16 @@ static void on_conn_timer(uv_timer_t *t) {
         conn_fail(c, 408, NULL);
         break;
     case DL_WRITE:
-        if (write_queue_size(c) < c->wq_mark) { /* slow reader, but reading */
-            c->wq_mark = write_queue_size(c);
-            c->write_progress_ns = now;
+        if (conn_write_progressed(c, now))
             conn_update_timer(c);
-        } else {
+        else
             conn_close(c);
-        }
+        break;
+    case DL_IDLE:
+        if (conn_still_draining(c, now))
+            conn_update_timer(c);
+        else
+            conn_close(c);
         break;
     default:
         conn_close(c);
@@ -1072,7 +1118,8 @@ static int head_done(http_conn *c) {
     if (c->srv->shutting_down) return stop_with(c, 503, NULL);
     if (p->flags & F_CONTENT_LENGTH) {
         if (p->content_length > (uint64_t)lim->max_body_bytes) return stop_with(c, 413, NULL);
-        if (body_reserve(r, (size_t)p->content_length, (size_t)lim->max_body_bytes) < 0)
+        if (p->content_length &&
+            body_reserve(r, (size_t)p->content_length, (size_t)lim->max_body_bytes) < 0)
             return stop_closing(c);
     }
     maybe_send_continue(c, r);
@@ -1094,7 +1141,10 @@ static int message_done(http_conn *c) {
         r->body[r->pub.body_len] = '\0';
         r->pub.body = r->body;
     }
-    if (!r->keep_alive) c->no_more = r->close_after = 1;
+    if (!r->keep_alive) {
+        r->close_after = 1;
+        c->no_more = 1;
+    }
     r->handed = 1;
     queue_push(c, r);
     s->outstanding++;
@@ -1133,9 +1183,11 @@ static int parse_step(http_conn *c) {
     case HPE_PAUSED:
         llhttp_resume(&c->parser);
         return c->pause_why == PAUSE_HEADERS ? head_done(c) : message_done(c);
-    case HPE_PAUSED_UPGRADE:
+    case HPE_PAUSED_UPGRADE: /* not reached: upgrade requests end the connection */
         c->no_more = 1;
         return 0;
+    case HPE_PAUSED_H2_UPGRADE: /* the HTTP/2 connection preface */
+        return stop_with(c, 400, "HTTP/2 is not supported");
     default:
         parse_failed(c);
         return 0;
@@ -1285,6 +1337,7 @@ static void on_listen_readable(uv_poll_t *h, int status, int events) {
     for (int i = 0; i < ACCEPT_BATCH && s->lfd >= 0; i++) {
         struct sockaddr_storage peer;
         socklen_t plen = sizeof peer;
+        memset(&peer, 0, sizeof peer);
         int fd = accept4(s->lfd, (struct sockaddr *)&peer, &plen, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
             if (accept_failed(s, errno)) continue;
@@ -1322,6 +1375,7 @@ static int resolve_host(const char *host, int port, struct sockaddr_storage *ss)
 static int bound_port(int fd) {
     struct sockaddr_storage ss;
     socklen_t len = sizeof ss;
+    memset(&ss, 0, sizeof ss);
     if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0) return -1;
     if (ss.ss_family == AF_INET) return ntohs(((struct sockaddr_in *)&ss)->sin_port);
     return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
@@ -1396,9 +1450,15 @@ int http_server_listen(http_server *s, const char *host, int port, char *err, si
         snprintf(err, errlen, "The server is already listening or shutting down.");
         return -1;
     }
-    if (port < 0 || port > 65535 || resolve_host(host, port, &ss) < 0) {
-        snprintf(err, errlen, "Cannot listen on %s port %d: not an IP address and port.", host,
+    if (port < 0 || port > 65535) {
+        snprintf(err, errlen, "Cannot listen on port %d: the port must be between 0 and 65535.",
                  port);
+        return -1;
+    }
+    if (resolve_host(host, port, &ss) < 0) {
+        snprintf(err, errlen,
+                 "Cannot listen on %s: the host must be an IPv4 or IPv6 address or localhost.",
+                 host);
         return -1;
     }
     int fd = open_listener(&ss);

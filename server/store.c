@@ -241,22 +241,25 @@ int store_token_insert(store_conn *c, const char *session_id, const char *role,
 int store_token_role(store_conn *c, const char *session_id, const char *token, char *role,
                      size_t rolelen) {
     uint8_t digest[32];
-    crypto_sha256(token, strlen(token), digest);
+    /* A NULL token matches nothing but still tells whether the session exists. */
+    crypto_sha256(token ? token : "", token ? strlen(token) : 0, digest);
     sqlite3_stmt *st = store_stmt(c, ST_TOKENS_OF_SESSION);
     if (!st) return -1;
     sqlite3_bind_text(st, 1, session_id, -1, SQLITE_STATIC);
-    int found = 0, rc;
+    int found = 0, rows = 0, rc;
     /* Compare against every token of the session, in constant time each, without stopping
      * early: the time taken does not depend on which (if any) token matched. */
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        rows++;
         if (sqlite3_column_bytes(st, 1) != 32) continue;
-        if (crypto_ct_equal(sqlite3_column_blob(st, 1), digest, 32)) {
+        if (crypto_ct_equal(sqlite3_column_blob(st, 1), digest, 32) && token) {
             copy_text(role, rolelen, st, 0);
             found = 1;
         }
     }
     sqlite3_reset(st);
-    return rc == SQLITE_DONE ? found : -1;
+    if (rc != SQLITE_DONE) return -1;
+    return rows ? found : STORE_NO_SESSION;
 }
 
 int store_event_insert(store_conn *c, const char *session_id, const event_row *ev) {

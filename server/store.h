@@ -71,7 +71,9 @@ int store_session_seed_update(store_conn *c, const char *id, const uint8_t seed[
 int store_token_insert(store_conn *c, const char *session_id, const char *role,
                        const uint8_t digest[32]);
 /* Finds the role of a bearer token in a session, comparing SHA-256 digests in constant time.
- * 1 found (role written), 0 unknown, -1 storage error. */
+ * 1 found (role written), 0 unknown token, STORE_NO_SESSION when the session does not exist
+ * (every session has a referee token), -1 storage error. */
+#define STORE_NO_SESSION (-2)
 int store_token_role(store_conn *c, const char *session_id, const char *token, char *role,
                      size_t rolelen);
 

@@ -82,11 +82,12 @@ static int roll_term(dice_source *ds, const char *purpose, const notation_term *
     }
     json_t *jvalues = json_array(), *jkept = json_array();
     *value = 0;
-    say(parts, cap, "%s%s: ", t->sign < 0 ? "-" : "", t->text);
+    say(parts, cap, "%s%s: [", t->sign < 0 ? "-" : "", t->text);
     for (int i = 0; i < t->count; i++) {
         json_array_append_new(jvalues, json_integer(values[i]));
         say(parts, cap, i ? ",%d" : "%d", values[i]);
     }
+    say(parts, cap, "]");
     if (t->keep != NOTATION_KEEP_ALL) say(parts, cap, " keep ");
     for (int i = 0; i < nkept; i++) {
         *value += kept[i];
@@ -139,7 +140,7 @@ static int roll_resolve(const rules_ctx *ctx, const void *action, rules_outcome 
     }
     out->result =
         json_pack("{s:s, s:I, s:o}", "expr", canonical, "total", (json_int_t)total, "terms", terms);
-    /* "knight rolled initiative 2d6+1 = 8 (2d6: 3,4 = 7; +1)"; a long roll is cut, never
+    /* "knight rolled initiative 2d6+1 = 8 (2d6: [3,4] = 7; +1)"; a long roll is cut, never
      * overrun. */
     out->summary[0] = '\0';
     say(out->summary, sizeof out->summary, "%s rolled ", actor_name(ctx->actor));

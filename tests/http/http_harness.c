@@ -39,14 +39,25 @@ static harness H;
 /* Returns the integer value of `name` in a query string, or dflt. */
 static long query_long(const char *query, const char *name, long dflt) {
     size_t n = strlen(name);
-    for (const char *p = query; p && *p; p = strchr(p, '&') ? strchr(p, '&') + 1 : NULL) {
+    for (const char *p = query; p; p = strchr(p, '&')) {
+        if (*p == '&') p++;
         if (strncmp(p, name, n) == 0 && p[n] == '=') return strtol(p + n + 1, NULL, 10);
     }
     return dflt;
 }
 
+/* A test program: running out of memory is a test failure, not a case to handle. */
+static void *xmalloc(size_t n) {
+    void *p = malloc(n);
+    if (!p) {
+        fprintf(stderr, "http_harness: out of memory\n");
+        abort();
+    }
+    return p;
+}
+
 static char *json_string(const char *s) {
-    char *out = malloc(strlen(s) * 6 + 3);
+    char *out = xmalloc(strlen(s) * 6 + 3);
     size_t n = 0;
     out[n++] = '"';
     for (; *s; s++) {
@@ -66,8 +77,10 @@ static char *json_string(const char *s) {
 }
 
 static void respond_json(http_request *req, int status, const char *json) {
-    char *body = strdup(json);
-    http_respond_take(req, status, JSON_TYPE, NULL, body, strlen(body));
+    size_t n = strlen(json);
+    char *body = xmalloc(n + 1);
+    memcpy(body, json, n + 1);
+    http_respond_take(req, status, JSON_TYPE, NULL, body, n);
 }
 
 static void handle_echo(http_request *req) {
@@ -75,7 +88,7 @@ static void handle_echo(http_request *req) {
     char *path = json_string(req->path);
     char *query = json_string(req->query);
     size_t cap = strlen(method) + strlen(path) + strlen(query) + 160;
-    char *body = malloc(cap);
+    char *body = xmalloc(cap);
     int n = snprintf(body, cap,
                      "{\"method\":%s,\"path\":%s,\"query\":%s,\"body_length\":%zu,"
                      "\"header_count\":%zu}",
@@ -99,7 +112,7 @@ static void delay_fired(uv_timer_t *t) {
 }
 
 static void handle_delay(http_request *req) {
-    delay *d = calloc(1, sizeof *d);
+    delay *d = xmalloc(sizeof *d);
     d->req = req;
     d->ms = query_long(req->query, "ms", 0);
     if (d->ms < 0) d->ms = 0;
@@ -111,7 +124,7 @@ static void handle_delay(http_request *req) {
 static void handle_big(http_request *req) {
     long n = query_long(req->query, "bytes", 0);
     if (n < 0 || n > MAX_BIG) n = 0;
-    char *body = malloc((size_t)n + 1);
+    char *body = xmalloc((size_t)n + 1);
     memset(body, 'x', (size_t)n);
     http_respond_take(req, 200, "text/plain; charset=utf-8", NULL, body, (size_t)n);
 }

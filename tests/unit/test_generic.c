@@ -79,7 +79,7 @@ static void keep_highest_keeps_the_highest(void **state) {
     assert_int_equal(json_integer_value(json_array_get(json_object_get(term, "kept"), 0)), 5);
     assert_int_equal(json_integer_value(json_array_get(json_object_get(term, "kept"), 1)), 4);
     assert_string_equal(r.out.summary,
-                        "knight rolled 3d6kh2+1 = 10 (3d6kh2: 4,2,5 keep 5+4 = 9; +1)");
+                        "knight rolled 3d6kh2+1 = 10 (3d6kh2: [4,2,5] keep 5+4 = 9; +1)");
     run_clear(&r);
 }
 

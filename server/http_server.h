@@ -1,0 +1,89 @@
+/* The HTTP/1.1 layer: accepts connections on a libuv loop, parses requests with llhttp, hands
+ * each complete request to one handler and writes the answers back in request order.
+ *
+ * Threading: every function here runs on the loop thread. A handler that hands work to another
+ * thread must come back to the loop (e.g. with uv_async_send or uv_queue_work's after_work)
+ * before calling http_respond_take.
+ *
+ * Errors this layer answers by itself (malformed request, timeouts, limits, shutdown) use the
+ * contract's error envelope and close the connection; the handler never sees those requests. */
+#ifndef UMPIRE_HTTP_SERVER_H
+#define UMPIRE_HTTP_SERVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+typedef struct http_server http_server;
+
+typedef struct http_header {
+    const char *name; /* lower-cased */
+    const char *value;
+} http_header;
+
+typedef struct http_request {
+    const char *method; /* "GET", "POST", ... */
+    const char *target; /* raw request-target */
+    const char *path;   /* target up to '?' (not percent-decoded) */
+    const char *query;  /* after '?', or "" */
+    const http_header *headers;
+    size_t nheaders;
+    const char *body; /* NUL-terminated for convenience; "" when there is none */
+    size_t body_len;
+    uint64_t start_ns; /* log_monotonic_ns() when the first byte of this request arrived */
+    void *user;        /* free for the handler */
+} http_request;
+
+/* First header with that (lower-case) name, or NULL. */
+const char *http_request_header(const http_request *req, const char *lowercase_name);
+
+/* Called once per complete request, on the loop thread. The request stays valid until
+ * http_respond_take is called for it. */
+typedef void (*http_handler_fn)(http_request *req, void *user);
+
+/* Every limit <= 0 takes its default (in parentheses). */
+typedef struct http_server_limits {
+    int64_t max_connections;       /* open connections (1024) */
+    int64_t max_header_bytes;      /* raw request head: request line + header lines (16384) */
+    int64_t max_body_bytes;        /* decoded body (1048576) */
+    int64_t header_timeout_ms;     /* first byte (or accept) to end of headers (10000) */
+    int64_t idle_timeout_ms;       /* idle keep-alive, stalled body or stalled write (60000) */
+    int64_t write_queue_max_bytes; /* unwritten bytes before reading pauses (1048576) */
+    int64_t max_pipelined;         /* requests in flight per connection (16) */
+    int access_log;                /* 1: one log_access line per answered request */
+} http_server_limits;
+
+http_server *http_server_new(uv_loop_t *loop, const http_server_limits *lim,
+                             http_handler_fn handler, void *user);
+
+/* host: IPv4 or IPv6 literal or "localhost" (= 127.0.0.1); port 0 = any free port.
+ * Returns 0, or -1 with a sentence in err. Also sets SIGPIPE to ignored: a peer that resets
+ * must not kill the process. */
+int http_server_listen(http_server *s, const char *host, int port, char *err, size_t errlen);
+
+/* The bound port. */
+int http_server_port(const http_server *s);
+
+/* Answers req and takes ownership of body (malloc'd; may be NULL when body_len is 0).
+ * content_type: NULL or e.g. "application/json; charset=utf-8" (sent only with a body).
+ * extra_headers: NULL or complete "Name: value\r\n" lines. Call exactly once per request, on the
+ * loop thread, inside the handler or later. After it returns req is gone. If the client
+ * disconnected meanwhile the answer is dropped and req freed all the same. HEAD requests get the
+ * headers only; 1xx and 204 get neither body nor Content-Length. */
+void http_respond_take(http_request *req, int status, const char *content_type,
+                       const char *extra_headers, char *body, size_t body_len);
+
+/* Graceful stop: closes the listener; requests parsed from now on get 503 shutting_down with
+ * Connection: close; connections with nothing in flight are closed at once, the others after
+ * their last answer is written. When every connection is closed and every request handed to the
+ * handler has been answered, done(arg) is called once (never from inside this call unless the
+ * server never listened). After done no handle of the server remains open. */
+void http_server_shutdown(http_server *s, void (*done)(void *arg), void *arg);
+
+/* After shutdown's done, or if listen failed (or was never called). */
+void http_server_free(http_server *s);
+
+/* Open connections, including ones still closing. */
+size_t http_server_connection_count(const http_server *s);
+
+#endif

@@ -1,0 +1,491 @@
+"""Harness for the Umpire integration tests: the daemon process, an HTTP client,
+raw-socket helpers and assertions on the contract's envelopes."""
+
+import http.client
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+SANITIZER_MARKERS = ("LeakSanitizer", "runtime error", "AddressSanitizer",
+                     "ThreadSanitizer", "MemorySanitizer")
+JSON_CT = "application/json; charset=utf-8"
+START_TIMEOUT = 10.0
+STOP_TIMEOUT = 15.0   # server.shutdown_timeout_ms defaults to 10 s
+
+
+def umpired_path():
+    p = os.environ.get("UMPIRED", "build/umpired")
+    if os.path.isabs(p):
+        return p
+    if os.path.exists(p):
+        return os.path.abspath(p)
+    return str(REPO_ROOT / p)
+
+
+def free_port():
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+    finally:
+        s.close()
+
+
+def strict_json_loads(data):
+    """json.loads that refuses duplicate keys (a daemon must never emit them)."""
+    def hook(pairs):
+        d = {}
+        for k, v in pairs:
+            if k in d:
+                raise ValueError(f"duplicate key {k!r} in response JSON")
+            d[k] = v
+        return d
+    if isinstance(data, bytes):
+        data = data.decode("utf-8")
+    return json.loads(data, object_pairs_hook=hook)
+
+
+class Response:
+    def __init__(self, status, headers, body, raw):
+        self.status = status
+        self.headers = headers      # http.client.HTTPMessage: case-insensitive get()
+        self.body = body            # parsed JSON, or text when not JSON
+        self.raw = raw              # the body bytes exactly as received
+
+    def __iter__(self):
+        return iter((self.status, self.headers, self.body))
+
+    def header(self, name):
+        return self.headers.get(name)
+
+    def __repr__(self):
+        return f"<HTTP {self.status} {self.raw[:600]!r}>"
+
+
+class Client:
+    """Keep-alive JSON client bound to a Daemon (follows it across restarts)."""
+
+    def __init__(self, daemon, timeout=10.0):
+        self.daemon = daemon
+        self.timeout = timeout
+        self.conn = None
+        self.conn_port = None
+
+    def close(self):
+        if self.conn is not None:
+            self.conn.close()
+        self.conn = None
+
+    def _connection(self):
+        if self.conn is None or self.conn_port != self.daemon.port:
+            self.close()
+            self.conn = http.client.HTTPConnection("127.0.0.1", self.daemon.port,
+                                                   timeout=self.timeout)
+            self.conn_port = self.daemon.port
+        return self.conn
+
+    def request(self, method, path, body=None, token=None, headers=None, raw=None,
+                content_type=JSON_CT):
+        """-> Response (iterable as (status, headers, json_or_text)).
+
+        body: a JSON value, serialised; raw: bytes sent as they are (content_type
+        may be None to send no Content-Type). headers: extra headers.
+        """
+        hdrs = {}
+        data = None
+        if raw is not None:
+            data = raw.encode("utf-8") if isinstance(raw, str) else raw
+            if content_type is not None:
+                hdrs["Content-Type"] = content_type
+        elif body is not None:
+            data = json.dumps(body).encode("utf-8")
+            if content_type is not None:
+                hdrs["Content-Type"] = content_type
+        if token is not None:
+            hdrs["Authorization"] = f"Bearer {token}"
+        if headers:
+            hdrs.update(headers)
+        for attempt in (0, 1):
+            conn = self._connection()
+            reused = conn.sock is not None
+            try:
+                conn.request(method, path, body=data, headers=hdrs)
+                resp = conn.getresponse()
+                raw_body = resp.read()
+            except (http.client.RemoteDisconnected, BrokenPipeError,
+                    ConnectionResetError, http.client.CannotSendRequest):
+                self.close()
+                if attempt == 0 and reused:
+                    continue  # the server closed an idle keep-alive connection
+                raise
+            break
+        if resp.will_close:
+            self.close()
+        ct = resp.getheader("Content-Type") or ""
+        parsed = raw_body.decode("utf-8", "replace")
+        if raw_body and "json" in ct:
+            parsed = strict_json_loads(raw_body)
+        self.daemon.responses.append((method, path, resp.status))
+        return Response(resp.status, resp.headers, parsed, raw_body)
+
+    def get(self, path, **kw):
+        return self.request("GET", path, **kw)
+
+    def post(self, path, body=None, **kw):
+        return self.request("POST", path, body=body, **kw)
+
+    # ---- conveniences -------------------------------------------------------
+
+    def create_session(self, sides=("alice", "bob"), mode="server", seed=None,
+                       units=None, visibility=None, title=None, options=None,
+                       ruleset="generic", extra=None):
+        body = {"ruleset": ruleset, "sides": list(sides)}
+        if title is not None:
+            body["title"] = title
+        if visibility is not None:
+            body["visibility"] = visibility
+        if mode is not None:
+            body["dice"] = {"mode": mode}
+            if seed is not None:
+                body["dice"]["seed"] = seed
+        if options is not None:
+            body["options"] = options
+        if units is not None:
+            body["setup"] = {"units": units}
+        if extra:
+            body.update(extra)
+        r = self.post("/v1/sessions", body)
+        assert r.status == 201, f"create session failed: {r!r}"
+        return r.body
+
+    def roll(self, sid, token, expr, expect=200, **fields):
+        body = {"type": "roll", "expr": expr}
+        headers = fields.pop("headers", None)
+        body.update(fields)
+        r = self.post(f"/v1/sessions/{sid}/actions", body, token=token, headers=headers)
+        if expect is not None:
+            assert r.status == expect, f"roll {expr!r}: expected {expect}, got {r!r}"
+        return r
+
+    def events(self, sid, token=None):
+        """All events of a session, paging with after/next_after."""
+        out = []
+        after = 0
+        last = None
+        for _ in range(1000):
+            r = self.get(f"/v1/sessions/{sid}/events?after={after}&limit=1000", token=token)
+            assert r.status == 200, f"GET events: {r!r}"
+            evs = r.body["events"]
+            out.extend(evs)
+            last = r.body
+            if not evs:
+                break
+            after = r.body["next_after"]
+        return out, last
+
+    def session(self, sid, token=None):
+        r = self.get(f"/v1/sessions/{sid}", token=token)
+        assert r.status == 200, f"GET session: {r!r}"
+        return r.body["session"]
+
+
+class Daemon:
+    def __init__(self, binary=None):
+        self.binary = binary or umpired_path()
+        self.workdir = tempfile.mkdtemp(prefix="umpire-it-")
+        self.db = os.path.join(self.workdir, "umpire.db")
+        self.stderr_path = os.path.join(self.workdir, "stderr.log")
+        self.stdout_path = os.path.join(self.workdir, "stdout.log")
+        self.proc = None
+        self.port = None
+        self.responses = []
+        self.exit_codes = []
+        self.last_stop_seconds = None
+
+    # ---- lifecycle ------------------------------------------------------------
+
+    def start(self, timeout=START_TIMEOUT):
+        if not os.path.exists(self.binary):
+            raise RuntimeError(f"daemon binary {self.binary} does not exist (set UMPIRED)")
+        last_err = None
+        for _ in range(3):
+            self.port = free_port()
+            env = dict(os.environ)
+            env.setdefault("UBSAN_OPTIONS", "print_stacktrace=1")
+            with open(self.stderr_path, "ab") as err, open(self.stdout_path, "ab") as out:
+                err.write(f"--- start on port {self.port}\n".encode())
+                err.flush()
+                self.proc = subprocess.Popen(
+                    [self.binary, "--listen", f"127.0.0.1:{self.port}", "--db", self.db],
+                    stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=self.workdir,
+                    env=env)
+            try:
+                self.wait_healthy(timeout)
+                return self
+            except _EarlyExit as e:
+                last_err = e
+                if "in use" in self.stderr_text()[-2000:].lower():
+                    continue  # lost the port race; try another port
+                raise RuntimeError(str(e)) from None
+        raise RuntimeError(f"daemon did not start: {last_err}")
+
+    def wait_healthy(self, timeout):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            rc = self.proc.poll()
+            if rc is not None:
+                raise _EarlyExit(f"daemon exited with {rc} during start-up; stderr:\n"
+                                 f"{self.stderr_text()[-3000:]}")
+            try:
+                c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=1)
+                c.request("GET", "/v1/health")
+                r = c.getresponse()
+                r.read()
+                c.close()
+                if r.status == 200:
+                    return
+            except (OSError, http.client.HTTPException):
+                pass
+            time.sleep(0.03)
+        self.kill9()
+        raise RuntimeError(f"daemon did not answer GET /v1/health within {timeout}s; stderr:\n"
+                           f"{self.stderr_text()[-3000:]}")
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def stop(self, sig=signal.SIGTERM, timeout=STOP_TIMEOUT):
+        """Signals the daemon and waits; returns its exit code (kills -9 on timeout)."""
+        if self.proc is None:
+            return None
+        t0 = time.monotonic()
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+                self.exit_codes.append(("hung", sig))
+                raise AssertionError(f"daemon did not exit within {timeout}s of signal {sig}")
+        rc = self.proc.returncode
+        self.last_stop_seconds = time.monotonic() - t0
+        self.exit_codes.append((rc, sig))
+        return rc
+
+    def kill9(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+            self.exit_codes.append((self.proc.returncode, signal.SIGKILL))
+
+    def restart(self):
+        """Clean stop (SIGTERM, exit code must be 0), then start on the same db."""
+        rc = self.stop()
+        assert rc == 0, f"daemon exited with {rc} on SIGTERM; stderr:\n{self.stderr_text()[-3000:]}"
+        return self.start()
+
+    def crash_restart(self):
+        """kill -9, then start on the same db."""
+        self.kill9()
+        return self.start()
+
+    # ---- inspection -----------------------------------------------------------
+
+    def stderr_text(self):
+        try:
+            with open(self.stderr_path, "rb") as f:
+                return f.read().decode("utf-8", "replace")
+        except FileNotFoundError:
+            return ""
+
+    def sanitizer_findings(self):
+        text = self.stderr_text()
+        return [m for m in SANITIZER_MARKERS if m in text]
+
+    def db_row_counts(self):
+        """Best effort: {table: rows} read from the SQLite file, or None if unreadable."""
+        try:
+            con = sqlite3.connect(f"file:{self.db}?mode=ro", uri=True, timeout=2)
+            try:
+                tables = [r[0] for r in con.execute(
+                    "SELECT name FROM sqlite_master WHERE type='table'")]
+                return {t: con.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0]
+                        for t in tables}
+            finally:
+                con.close()
+        except sqlite3.Error:
+            return None
+
+    def cleanup(self):
+        self.kill9()
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+class _EarlyExit(Exception):
+    pass
+
+
+# --------------------------------------------------------------------------- assertions
+
+def check_json_ct(resp):
+    ct = (resp.header("Content-Type") or "").lower().replace(" ", "")
+    assert ct.startswith("application/json"), f"Content-Type {ct!r}: {resp!r}"
+    if "charset" in ct:
+        assert "charset=utf-8" in ct, f"Content-Type {ct!r}"
+
+
+def expect(resp, status):
+    assert resp.status == status, f"expected HTTP {status}, got {resp!r}"
+    check_json_ct(resp)
+    assert isinstance(resp.body, dict), f"body is not a JSON object: {resp!r}"
+    return resp.body
+
+
+def assert_error(resp, status, code=None, field=None):
+    """The contract's error envelope, with status, code and details.field (a str or a set)."""
+    assert resp.status == status, f"expected HTTP {status} {code}, got {resp!r}"
+    check_json_ct(resp)
+    body = resp.body
+    assert isinstance(body, dict) and isinstance(body.get("error"), dict), \
+        f"not an error envelope: {resp!r}"
+    err = body["error"]
+    assert isinstance(err.get("code"), str) and re.match(r"^[a-z][a-z0-9_]*$", err["code"]), \
+        f"error.code not snake_case: {resp!r}"
+    if code is not None:
+        codes = {code} if isinstance(code, str) else set(code)
+        assert err["code"] in codes, f"expected error code {code}, got {resp!r}"
+    assert isinstance(err.get("message"), str) and err["message"].strip(), \
+        f"error.message missing: {resp!r}"
+    assert isinstance(err.get("details"), dict), f"error.details not an object: {resp!r}"
+    if field is not None:
+        fields = {field} if isinstance(field, str) else set(field)
+        assert err["details"].get("field") in fields, \
+            f"expected details.field in {sorted(fields)}, got {resp!r}"
+    return err
+
+
+def random_hex(nbytes):
+    return secrets.token_hex(nbytes)
+
+
+# --------------------------------------------------------------------------- raw sockets
+
+class RawResponse:
+    def __init__(self, status, reason, headers, body):
+        self.status = status
+        self.reason = reason
+        self.headers = headers   # {lowercase name: [values]}
+        self.body = body
+
+    def header(self, name):
+        v = self.headers.get(name.lower())
+        return v[-1] if v else None
+
+    def json(self):
+        return strict_json_loads(self.body)
+
+    def __repr__(self):
+        return f"<raw HTTP {self.status} {self.body[:600]!r}>"
+
+
+class RawConn:
+    """A plain TCP connection for requests http.client will not send."""
+
+    def __init__(self, port, timeout=5.0):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+        self.buf = b""
+
+    def send(self, data):
+        if isinstance(data, str):
+            data = data.encode("latin-1")
+        self.sock.sendall(data)
+
+    def send_tolerant(self, data, chunk=4096):
+        """Sends as much as the peer accepts; stops quietly if it resets/closes."""
+        if isinstance(data, str):
+            data = data.encode("latin-1")
+        try:
+            for i in range(0, len(data), chunk):
+                self.sock.sendall(data[i:i + chunk])
+        except (BrokenPipeError, ConnectionResetError):
+            return False
+        return True
+
+    def _fill(self):
+        chunk = self.sock.recv(65536)
+        if not chunk:
+            raise EOFError("connection closed by the daemon")
+        self.buf += chunk
+
+    def read_response(self):
+        while b"\r\n\r\n" not in self.buf:
+            self._fill()
+        head, self.buf = self.buf.split(b"\r\n\r\n", 1)
+        lines = head.decode("latin-1").split("\r\n")
+        parts = lines[0].split(" ", 2)
+        assert parts[0].startswith("HTTP/1."), f"bad status line {lines[0]!r}"
+        status = int(parts[1])
+        reason = parts[2] if len(parts) > 2 else ""
+        headers = {}
+        for line in lines[1:]:
+            name, _, value = line.partition(":")
+            headers.setdefault(name.strip().lower(), []).append(value.strip())
+        te = ",".join(headers.get("transfer-encoding", [])).lower()
+        if "chunked" in te:
+            body = b""
+            while True:
+                while b"\r\n" not in self.buf:
+                    self._fill()
+                size_line, self.buf = self.buf.split(b"\r\n", 1)
+                size = int(size_line.split(b";")[0], 16)
+                while len(self.buf) < size + 2:
+                    self._fill()
+                body += self.buf[:size]
+                self.buf = self.buf[size + 2:]
+                if size == 0:
+                    break
+        else:
+            n = int(headers.get("content-length", ["0"])[-1])
+            while len(self.buf) < n:
+                self._fill()
+            body, self.buf = self.buf[:n], self.buf[n:]
+        return RawResponse(status, reason, headers, body)
+
+    def closed_by_peer(self, timeout=3.0):
+        """True if the daemon closes the connection (EOF or reset) within timeout."""
+        self.sock.settimeout(timeout)
+        try:
+            while True:
+                chunk = self.sock.recv(65536)
+                if not chunk:
+                    return True
+                self.buf += chunk
+        except (ConnectionResetError, BrokenPipeError):
+            return True
+        except socket.timeout:
+            return False
+
+    def close(self):
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+
+def raw_request(method, path, headers=(), body=b"", version="HTTP/1.1"):
+    lines = [f"{method} {path} {version}", "Host: 127.0.0.1"]
+    lines += [f"{k}: {v}" for k, v in headers]
+    if isinstance(body, str):
+        body = body.encode("utf-8")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
