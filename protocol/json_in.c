@@ -61,12 +61,16 @@ json_t *json_in_parse_object_new(const char *body, size_t len, api_error *err) {
         return NULL;
     }
     json_error_t je;
-    json_t *v = json_loadb(body, len, JSON_REJECT_DUPLICATES, &je);
+    /* NUL is allowed by the parser so that the field readers, which refuse it, can name the
+     * field (json_in_string); every string the core copies into C goes through them. */
+    json_t *v = json_loadb(body, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &je);
     if (!v) {
-        /* jansson counts the bytes it read, i.e. up to and including the offending token; point
-         * at that token's last byte, or at the end when the input stopped too soon. */
-        long pos = je.position > 0 && (size_t)je.position < len ? je.position - 1 : je.position;
-        if (pos < 0 || (size_t)pos > len) pos = (long)len;
+        /* jansson counts the bytes it read, up to and including the offending token: point at
+         * that token's last byte, or at the end when the input stopped too soon. */
+        long pos = json_error_code(&je) == json_error_premature_end_of_input || je.position <= 0
+                       ? (long)len
+                       : (long)je.position - 1;
+        if ((size_t)pos > len) pos = (long)len;
         api_error_set(err, 400, "invalid_json", json_pack("{s:I}", "position", (json_int_t)pos),
                       "malformed JSON at position %ld: %s", pos, je.text);
         return NULL;

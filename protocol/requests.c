@@ -37,7 +37,8 @@ static int decode_sides(const json_t *body, create_request *out, api_error *err)
     json_array_foreach(sides, i, s) {
         char path[JSON_IN_PATH_MAX];
         json_in_path_index(path, "sides", i);
-        if (!json_is_string(s) || !side_name_valid(json_string_value(s))) {
+        if (!json_is_string(s) || strlen(json_string_value(s)) != json_string_length(s) ||
+            !side_name_valid(json_string_value(s))) {
             api_error_field(err, path, "a side name of 1 to 32 characters a-z A-Z 0-9 _ -");
             return -1;
         }

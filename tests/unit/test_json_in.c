@@ -66,6 +66,41 @@ static void non_objects_and_garbage_are_rejected(void **state) {
     api_error_clear(&e);
 }
 
+/* details.position: the offending token's last byte, or the length when the input ended. */
+static void error_positions_point_at_the_offending_byte(void **state) {
+    (void)state;
+    static const struct {
+        const char *text;
+        int pos;
+    } cases[] = {
+        {"{\"a\": x}", 6}, {"{\"a\":1,}", 7}, {"{\"a\":1}x", 7}, {"{\"a\":", 5}, {"", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        api_error e = {0};
+        assert_null(parse(cases[i].text, &e));
+        assert_int_equal(json_integer_value(json_object_get(e.details, "position")), cases[i].pos);
+        api_error_clear(&e);
+    }
+}
+
+static void nul_in_a_string_is_a_field_error(void **state) {
+    (void)state;
+    api_error e = {0};
+    json_t *v = parse("{\"ruleset\":\"generic\",\"title\":\"a\\u0000b\",\"sides\":[\"x\"]}", &e);
+    assert_non_null(v);
+    create_request cr;
+    assert_int_equal(create_request_decode(v, &cr, &e), -1);
+    assert_string_equal(e.code, "invalid_field");
+    assert_string_equal(json_string_value(json_object_get(e.details, "field")), "title");
+    api_error_clear(&e);
+    json_decref(v);
+    v = parse("{\"ruleset\":\"generic\",\"sides\":[\"x\\u0000y\"]}", &e);
+    assert_int_equal(create_request_decode(v, &cr, &e), -1);
+    assert_string_equal(json_string_value(json_object_get(e.details, "field")), "sides[0]");
+    api_error_clear(&e);
+    json_decref(v);
+}
+
 static void field_errors_name_the_path(void **state) {
     (void)state;
     api_error e = {0};
@@ -146,6 +181,8 @@ int main(void) {
         cmocka_unit_test(duplicate_keys_are_rejected),
         cmocka_unit_test(depth_is_capped),
         cmocka_unit_test(non_objects_and_garbage_are_rejected),
+        cmocka_unit_test(error_positions_point_at_the_offending_byte),
+        cmocka_unit_test(nul_in_a_string_is_a_field_error),
         cmocka_unit_test(field_errors_name_the_path),
         cmocka_unit_test(good_create_request_decodes),
         cmocka_unit_test(action_envelope_splits_fields),
