@@ -197,28 +197,33 @@ static void post_sessions(api_ctx *ctx, http_request *req, const route_match *m)
     submit(ctx, req, job);
 }
 
-static void get_session(api_ctx *ctx, http_request *req, const route_match *m) {
-    const char *id = m->params[0];
+/* Loads a session the request may read: its token's, or anyone's when public. 1 with *s
+ * loaded (the caller clears it); 0 when it has answered (404/401/503). */
+static int load_readable_session(api_ctx *ctx, http_request *req, const char *id, session_row *s) {
     char role[48];
     if (!session_id_valid(id)) {
         respond_no_session(req);
-        return;
+        return 0;
     }
-    session_row s;
-    int found = store_session_get(ctx->reader, id, &s);
-    if (found <= 0) {
-        if (found < 0) {
-            respond_simple_error(req, 503, "storage_unavailable", "the database could not be read");
-            return;
-        }
+    int found = store_session_get(ctx->reader, id, s);
+    if (found < 0) {
+        respond_simple_error(req, 503, "storage_unavailable", "the database could not be read");
+        return 0;
+    }
+    if (found == 0) {
         respond_no_session(req);
-        return;
+        return 0;
     }
-    bool public_ = strcmp(s.visibility, "public") == 0;
-    if (!authorize(ctx, req, id, public_, role, sizeof role)) {
-        session_row_clear(&s);
-        return;
+    if (!authorize(ctx, req, id, strcmp(s->visibility, "public") == 0, role, sizeof role)) {
+        session_row_clear(s);
+        return 0;
     }
+    return 1;
+}
+
+static void get_session(api_ctx *ctx, http_request *req, const route_match *m) {
+    session_row s;
+    if (!load_readable_session(ctx, req, m->params[0], &s)) return;
     json_t *dice =
         json_pack("{s:s, s:I}", "mode", s.dice_mode, "next_nonce", (json_int_t)s.next_nonce);
     if (s.commitment[0]) json_object_set_new(dice, "commitment", json_string(s.commitment));
@@ -269,26 +274,8 @@ static void get_events(api_ctx *ctx, http_request *req, const route_match *m) {
         respond_error(req, &e);
         return;
     }
-    if (!session_id_valid(id)) {
-        respond_no_session(req);
-        return;
-    }
     session_row s;
-    int found = store_session_get(ctx->reader, id, &s);
-    if (found <= 0) {
-        if (found < 0) {
-            respond_simple_error(req, 503, "storage_unavailable", "the database could not be read");
-            return;
-        }
-        respond_no_session(req);
-        return;
-    }
-    char role[48];
-    bool public_ = strcmp(s.visibility, "public") == 0;
-    if (!authorize(ctx, req, id, public_, role, sizeof role)) {
-        session_row_clear(&s);
-        return;
-    }
+    if (!load_readable_session(ctx, req, id, &s)) return;
     json_t *events = store_events_page_new(ctx->reader, id, after, limit);
     if (!events) {
         session_row_clear(&s);

@@ -44,9 +44,9 @@ static void answer_storage_error(write_job *job, store_conn *conn) {
 }
 
 /* Appends events [{"type","data"}...] after (version, head) with one actor; updates version and
- * head in place and adds {"seq","type","hash"} for each to `summary`. 0 or -1. */
+ * head in place and adds {"seq","type","hash"} for each to `written`. 0 or -1. */
 static int append_events(store_conn *conn, const char *session_id, int64_t *version, char head[65],
-                         const char *actor, const json_t *events, json_t *summary) {
+                         const char *actor, const json_t *events, json_t *written) {
     char ts[32];
     log_now_rfc3339(ts);
     size_t i;
@@ -60,7 +60,7 @@ static int append_events(store_conn *conn, const char *session_id, int64_t *vers
             return -1;
         event_row row = {seq, ts, actor, type, head, hash, data};
         if (store_event_insert(conn, session_id, &row) != 0) return -1;
-        json_array_append_new(summary, json_pack("{s:I, s:s, s:s}", "seq", (json_int_t)seq, "type",
+        json_array_append_new(written, json_pack("{s:I, s:s, s:s}", "seq", (json_int_t)seq, "type",
                                                  type, "hash", hash));
         *version = seq;
         memcpy(head, hash, 65);
@@ -72,6 +72,23 @@ static void random_hex(char *out, size_t nbytes) {
     uint8_t buf[32];
     if (crypto_random_bytes(buf, nbytes) != 0) abort(); /* no CSPRNG: never hand out weak ids */
     crypto_hex_encode(buf, nbytes, out);
+}
+
+/* Loads the job's session. 1 loaded (the caller clears it); 0 when the job is answered
+ * (404, or a storage error). */
+static int load_session(store_conn *conn, write_job *job, session_row *s) {
+    int found = store_session_get(conn, job->session_id, s);
+    if (found < 0) {
+        answer_storage_error(job, conn);
+        return 0;
+    }
+    if (found == 0) {
+        api_error err = {0};
+        api_error_set(&err, 404, "session_not_found", NULL, "there is no such session");
+        answer_error(job, &err);
+        return 0;
+    }
+    return 1;
 }
 
 /* ---- create ------------------------------------------------------------------------------ */
@@ -123,9 +140,9 @@ static void run_create(store_conn *conn, write_job *job) {
     memcpy(row.head, CHAIN_ZERO_HASH, 65);
     log_now_rfc3339(row.created_at);
     int64_t version = 0;
-    json_t *summary = json_array();
+    json_t *written = json_array();
     int rc = store_session_insert(conn, &row);
-    if (rc == 0) rc = append_events(conn, row.id, &version, row.head, "server", events, summary);
+    if (rc == 0) rc = append_events(conn, row.id, &version, row.head, "server", events, written);
     row.version = version;
     if (rc == 0) rc = store_session_update(conn, row.id, version, row.head, row.state, 1);
 
@@ -148,7 +165,7 @@ static void run_create(store_conn *conn, write_job *job) {
     }
     json_object_set_new(tokens, "sides", side_tokens);
     json_decref(events);
-    json_decref(summary);
+    json_decref(written);
     if (rc != 0) {
         json_decref(tokens);
         json_decref(dice);
@@ -232,20 +249,11 @@ static void run_action(store_conn *conn, write_job *job) {
     const action_envelope *env = &job->action;
     api_error err = {0};
     session_row s;
-    int found = store_session_get(conn, job->session_id, &s);
-    if (found <= 0) {
-        if (found < 0) {
-            answer_storage_error(job, conn);
-            return;
-        }
-        api_error_set(&err, 404, "session_not_found", NULL, "there is no such session");
-        answer_error(job, &err);
-        return;
-    }
+    if (!load_session(conn, job, &s)) return;
     void *decoded = NULL;
     dice_source *ds = NULL;
     rules_outcome out = {0};
-    json_t *events = NULL, *summary = NULL;
+    json_t *events = NULL, *written = NULL;
     char *stored = NULL;
 
     /* The key first: a retry of an action that already succeeded must get its stored answer,
@@ -305,17 +313,15 @@ static void run_action(store_conn *conn, write_job *job) {
     events = json_pack("[{s:s, s:o}]", "type", env->type, "data", data);
     if (!events) goto storage_fail;
     if (out.extra_events) json_array_extend(events, out.extra_events);
-    summary = json_array();
+    written = json_array();
     int64_t version = s.version;
-    char actor[48];
-    snprintf(actor, sizeof actor, "%s", job->role);
-    if (append_events(conn, s.id, &version, s.head, actor, events, summary) != 0 ||
+    if (append_events(conn, s.id, &version, s.head, job->role, events, written) != 0 ||
         store_session_update(conn, s.id, version, s.head, out.new_state,
                              manual ? s.next_nonce : (int64_t)dice_source_next_nonce(ds)) != 0)
         goto storage_fail;
     answer_json(job, 200,
                 json_pack("{s:I, s:s, s:s, s:O, s:O}", "version", (json_int_t)version, "head",
-                          s.head, "summary", out.summary, "result", out.result, "events", summary));
+                          s.head, "summary", out.summary, "result", out.result, "events", written));
     if (job->status == 200 && job->has_idempotency_key &&
         store_idem_insert(conn, s.id, job->idempotency_key, job->body_digest, job->body) != 0)
         goto storage_fail;
@@ -332,7 +338,7 @@ done:
     dice_source_free(ds);
     rules_outcome_clear(&out);
     json_decref(events);
-    json_decref(summary);
+    json_decref(written);
     session_row_clear(&s);
 }
 
@@ -341,16 +347,7 @@ done:
 static void run_reveal(store_conn *conn, write_job *job) {
     api_error err = {0};
     session_row s;
-    int found = store_session_get(conn, job->session_id, &s);
-    if (found <= 0) {
-        if (found < 0) {
-            answer_storage_error(job, conn);
-            return;
-        }
-        api_error_set(&err, 404, "session_not_found", NULL, "there is no such session");
-        answer_error(job, &err);
-        return;
-    }
+    if (!load_session(conn, job, &s)) return;
     if (strcmp(s.dice_mode, "server") != 0 || !s.has_seed) {
         api_error_set(&err, 409, "not_applicable", NULL,
                       "only server-mode dice have a secret seed to reveal (this session: %s)",
@@ -369,21 +366,21 @@ static void run_reveal(store_conn *conn, write_job *job) {
     json_t *events = json_pack("[{s:s, s:{s:s, s:s, s:I, s:s}}]", "type", "dice_seed_revealed",
                                "data", "seed", seed_hex, "commitment", s.commitment, "last_nonce",
                                last_nonce, "next_commitment", next_commitment);
-    json_t *summary = json_array();
+    json_t *written = json_array();
     int64_t version = s.version;
-    if (append_events(conn, s.id, &version, s.head, "referee", events, summary) != 0 ||
+    if (append_events(conn, s.id, &version, s.head, "referee", events, written) != 0 ||
         store_session_update(conn, s.id, version, s.head, s.state, s.next_nonce) != 0 ||
         store_session_seed_update(conn, s.id, next_seed, next_commitment) != 0) {
         answer_storage_error(job, conn);
     } else {
         answer_json(job, 200,
                     json_pack("{s:I, s:s, s:O, s:{s:s, s:s, s:I}, s:{s:s, s:s}}", "version",
-                              (json_int_t)version, "head", s.head, "events", summary, "revealed",
+                              (json_int_t)version, "head", s.head, "events", written, "revealed",
                               "seed", seed_hex, "commitment", s.commitment, "last_nonce",
                               last_nonce, "dice", "mode", "server", "commitment", next_commitment));
     }
     json_decref(events);
-    json_decref(summary);
+    json_decref(written);
     session_row_clear(&s);
 }
 
