@@ -56,6 +56,11 @@ typedef struct rules_action {
     json_t *(*encode)(const void *action);
     /* Pure resolution. 0, or -1 with a 422 (the message says which rule) in err. */
     int (*resolve)(const rules_ctx *ctx, const void *action, rules_outcome *out, api_error *err);
+    /* Odds (optional): what outcomes are told apart by (new reference; NULL hook: the whole
+     * result) and a label for it, e.g. {"total": 10} / "total 10". */
+    json_t *(*odds_key)(const json_t *result, char *label, size_t label_cap);
+    /* Odds (optional): orders answer.outcomes and adds the ruleset's named probabilities. */
+    void (*odds_finish)(json_t *answer);
 } rules_action;
 
 typedef struct ruleset {

@@ -1,4 +1,5 @@
 #include "server/api.h"
+#include "server/api_internal.h"
 
 #include "protocol/api_error.h"
 #include "protocol/json_in.h"
@@ -17,20 +18,12 @@
 #define UMPIRE_VERSION "0.0.0"
 #endif
 
-#define JSON_TYPE  "application/json; charset=utf-8"
-#define MAX_PARAMS 2
-#define TOKEN_MAX  128
-
-typedef struct route_match {
-    const char *params[MAX_PARAMS];
-    char storage[MAX_PARAMS][80];
-} route_match;
-
-typedef void (*route_fn)(api_ctx *ctx, http_request *req, const route_match *m);
+#define JSON_TYPE "application/json; charset=utf-8"
+#define TOKEN_MAX 128
 
 /* ---- answering ---------------------------------------------------------------------------- */
 
-static void respond_json(http_request *req, int status, json_t *body_take, const char *headers) {
+void respond_json(http_request *req, int status, json_t *body_take, const char *headers) {
     char *body = body_take ? json_dumps(body_take, JSON_COMPACT) : NULL;
     json_decref(body_take);
     if (!body) {
@@ -42,7 +35,7 @@ static void respond_json(http_request *req, int status, json_t *body_take, const
     http_respond_take(req, status, JSON_TYPE, headers, body, strlen(body));
 }
 
-static void respond_error(http_request *req, api_error *e) {
+void respond_error(http_request *req, api_error *e) {
     size_t len;
     char *body = api_error_body_new(e, &len);
     const char *headers = e->status == 401 ? "WWW-Authenticate: Bearer\r\n" : NULL;
@@ -50,8 +43,7 @@ static void respond_error(http_request *req, api_error *e) {
     api_error_clear(e);
 }
 
-static void respond_simple_error(http_request *req, int status, const char *code,
-                                 const char *message) {
+void respond_simple_error(http_request *req, int status, const char *code, const char *message) {
     api_error e = {0};
     api_error_set(&e, status, code, NULL, "%s", message);
     respond_error(req, &e);
@@ -71,21 +63,21 @@ static const char *bearer_token(const http_request *req) {
 }
 
 /* Session ids are 32 lowercase hex digits; anything else cannot name a session. */
-static bool session_id_valid(const char *id) {
+bool session_id_valid(const char *id) {
     if (strlen(id) != 32) return false;
     for (; *id; id++)
         if (!isxdigit((unsigned char)*id) || isupper((unsigned char)*id)) return false;
     return true;
 }
 
-static void respond_no_session(http_request *req) {
+void respond_no_session(http_request *req) {
     respond_simple_error(req, 404, "session_not_found", "there is no such session");
 }
 
 /* Authenticates the request for a session. Writes the role ("referee" / "side:x", or "" for an
  * anonymous reader of a public session). 1 to go on; 0 when it has answered (404/401/503). */
-static int authorize(api_ctx *ctx, http_request *req, const char *id, bool public_ok, char *role,
-                     size_t rolelen) {
+int authorize(api_ctx *ctx, http_request *req, const char *id, bool public_ok, char *role,
+              size_t rolelen) {
     if (!session_id_valid(id)) {
         respond_no_session(req);
         return 0;
@@ -121,7 +113,7 @@ static bool is_json_content(const http_request *req) {
 }
 
 /* Parses the JSON object body; answers 415/400 itself and returns NULL on failure. */
-static json_t *json_body_new(http_request *req) {
+json_t *json_body_new(http_request *req) {
     if (!is_json_content(req)) {
         respond_simple_error(req, 415, "unsupported_media_type",
                              "the body must be JSON, sent with Content-Type: application/json");
@@ -137,6 +129,10 @@ static json_t *json_body_new(http_request *req) {
 
 static void on_job_done(write_job *job) {
     http_request *req = job->user;
+    api_ctx *ctx = job->owner;
+    /* Subscribers learn of committed events only: the writer calls this after COMMIT. */
+    if (job->status >= 200 && job->status < 300 && !job->replayed && job->session_id[0])
+        live_publish(ctx->live, job->session_id);
     const char *headers = job->replayed ? "Idempotent-Replay: true\r\n" : NULL;
     http_respond_take(req, job->status, JSON_TYPE, headers, job->body, job->body_len);
     job->body = NULL;
@@ -146,6 +142,7 @@ static void on_job_done(write_job *job) {
 static void submit(api_ctx *ctx, http_request *req, write_job *job) {
     job->done = on_job_done;
     job->user = req;
+    job->owner = ctx;
     if (writer_submit(ctx->writer, job) != 0) {
         write_job_free(job);
         respond_simple_error(req, 503, "overloaded",
@@ -199,7 +196,7 @@ static void post_sessions(api_ctx *ctx, http_request *req, const route_match *m)
 
 /* Loads a session the request may read: its token's, or anyone's when public. 1 with *s
  * loaded (the caller clears it); 0 when it has answered (404/401/503). */
-static int load_readable_session(api_ctx *ctx, http_request *req, const char *id, session_row *s) {
+int load_readable_session(api_ctx *ctx, http_request *req, const char *id, session_row *s) {
     char role[48];
     if (!session_id_valid(id)) {
         respond_no_session(req);
@@ -237,7 +234,7 @@ static void get_session(api_ctx *ctx, http_request *req, const route_match *m) {
 }
 
 /* Reads a non-negative integer query parameter; 0 ok (absent leaves *out), -1 bad. */
-static int query_int(const char *query, const char *name, int64_t min, int64_t max, int64_t *out) {
+int query_int(const char *query, const char *name, int64_t min, int64_t max, int64_t *out) {
     size_t n = strlen(name);
     for (const char *p = query; p && *p;) {
         if (strncmp(p, name, n) == 0 && p[n] == '=') {
@@ -253,6 +250,12 @@ static int query_int(const char *query, const char *name, int64_t min, int64_t m
         if (p) p++;
     }
     return 0;
+}
+
+/* True when the client asks for Server-Sent Events. */
+static bool wants_event_stream(const http_request *req) {
+    const char *accept = http_request_header(req, "accept");
+    return accept && strstr(accept, "text/event-stream") != NULL;
 }
 
 static void get_events(api_ctx *ctx, http_request *req, const route_match *m) {
@@ -276,6 +279,18 @@ static void get_events(api_ctx *ctx, http_request *req, const route_match *m) {
     }
     session_row s;
     if (!load_readable_session(ctx, req, id, &s)) return;
+    if (wants_event_stream(req)) {
+        /* Last-Event-ID (a reconnecting EventSource) wins over ?after=. */
+        const char *last = http_request_header(req, "last-event-id");
+        if (last && *last) {
+            char *end;
+            long long v = strtoll(last, &end, 10);
+            if (*end == '\0' && v >= 0) after = v;
+        }
+        session_row_clear(&s);
+        live_subscribe(ctx->live, req, id, after);
+        return;
+    }
     json_t *events = store_events_page_new(ctx->reader, id, after, limit);
     if (!events) {
         session_row_clear(&s);
@@ -364,6 +379,10 @@ static const route routes[] = {
     {"POST", "/v1/sessions/:/actions", post_action},
     {"GET", "/v1/sessions/:/events", get_events},
     {"POST", "/v1/sessions/:/reveal", post_reveal},
+    {"GET", "/v1/sessions/:/verify", api_get_verify},
+    {"GET", "/v1/sessions/:/log", api_get_log},
+    {"POST", "/v1/rulesets/:/odds", api_post_ruleset_odds},
+    {"POST", "/v1/sessions/:/odds", api_post_session_odds},
 };
 
 #define NROUTES (sizeof routes / sizeof routes[0])

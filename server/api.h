@@ -5,12 +5,18 @@
 #define UMPIRE_API_H
 
 #include "server/http_server.h"
+#include "server/live.h"
 #include "server/store.h"
 #include "server/writer.h"
 
 typedef struct api_ctx {
-    writer *writer;     /* borrowed */
-    store_conn *reader; /* borrowed: the loop thread's read connection */
+    uv_loop_t *loop;
+    writer *writer;      /* borrowed */
+    store_conn *reader;  /* borrowed: the loop thread's read connection */
+    const char *db_path; /* for worker threads, which open read connections of their own */
+    const char *synchronous;
+    int64_t busy_timeout_ms;
+    live *live; /* borrowed: SSE subscribers */
 } api_ctx;
 
 /* An http_handler_fn; user is the api_ctx. */

@@ -15,8 +15,11 @@ typedef struct dice_record {
     uint64_t nonce; /* nonce of its first die (seeded) */
 } dice_record;
 
+typedef enum { SOURCE_SEEDED, SOURCE_MANUAL, SOURCE_REPLAY, SOURCE_ENUM } source_kind;
+
 struct dice_source {
-    bool manual;
+    source_kind kind;
+    bool manual; /* the records carry "manual": true and no nonce */
     /* seeded */
     uint8_t seed[32];
     char session_id[72];
@@ -28,7 +31,12 @@ struct dice_source {
     bool bad_value;
     /* what was rolled */
     int values[DICE_MAX_PER_ACTION];
+    int sides[DICE_MAX_PER_ACTION];
+    uint64_t nonces[DICE_MAX_PER_ACTION];
     int nvalues;
+    /* enumeration: the current combination; depth = dice used by the run so far */
+    int enum_len;
+    bool enum_inconsistent;
     dice_record *records;
     int nrecords, cap_records;
 };
@@ -37,6 +45,7 @@ dice_source *dice_source_new_seeded(const uint8_t seed[32], const char *session_
                                     uint64_t next_nonce) {
     dice_source *ds = calloc(1, sizeof *ds);
     if (!ds) return NULL;
+    ds->kind = SOURCE_SEEDED;
     memcpy(ds->seed, seed, 32);
     strncpy(ds->session_id, session_id, sizeof ds->session_id - 1);
     ds->next_nonce = next_nonce;
@@ -44,9 +53,22 @@ dice_source *dice_source_new_seeded(const uint8_t seed[32], const char *session_
 }
 
 dice_source *dice_source_new_manual(const int64_t *values, size_t count) {
+    return dice_source_new_replay(values, count, true, 0);
+}
+
+dice_source *dice_source_new_enum(void) {
+    dice_source *ds = calloc(1, sizeof *ds);
+    if (ds) ds->kind = SOURCE_ENUM;
+    return ds;
+}
+
+dice_source *dice_source_new_replay(const int64_t *values, size_t count, bool manual,
+                                    uint64_t first_nonce) {
     dice_source *ds = calloc(1, sizeof *ds);
     if (!ds) return NULL;
-    ds->manual = true;
+    ds->kind = manual ? SOURCE_MANUAL : SOURCE_REPLAY;
+    ds->manual = manual;
+    ds->next_nonce = first_nonce;
     if (count) {
         ds->supplied = malloc(count * sizeof *values);
         if (!ds->supplied) {
@@ -64,6 +86,19 @@ void dice_source_free(dice_source *ds) {
     free(ds->supplied);
     free(ds->records);
     free(ds);
+}
+
+/* Enumeration: the value at this depth of the current combination, extending it with 1. */
+static int next_enum(dice_source *ds, int sides) {
+    int depth = ds->nvalues;
+    if (depth < ds->enum_len) {
+        if (ds->sides[depth] != sides) ds->enum_inconsistent = true;
+        return ds->values[depth];
+    }
+    ds->enum_len = depth + 1;
+    ds->values[depth] = 1;
+    ds->sides[depth] = sides;
+    return 1;
 }
 
 static int next_manual(dice_source *ds, int sides) {
@@ -101,10 +136,20 @@ int dice_roll(dice_source *ds, const char *purpose, const char *notation, int co
     rec->nonce = ds->next_nonce;
     int64_t sum = 0;
     for (int i = 0; i < count; i++) {
-        int v = ds->manual ? next_manual(ds, sides)
-                           : (int)dice_fair_roll(ds->seed, ds->session_id, ds->next_nonce++,
-                                                 (uint32_t)sides);
+        int v;
+        switch (ds->kind) {
+        case SOURCE_SEEDED:
+            v = (int)dice_fair_roll(ds->seed, ds->session_id, ds->next_nonce, (uint32_t)sides);
+            break;
+        case SOURCE_ENUM:
+            v = next_enum(ds, sides);
+            break;
+        default:
+            v = next_manual(ds, sides);
+        }
         values[i] = v;
+        ds->nonces[ds->nvalues] = ds->manual || ds->kind == SOURCE_ENUM ? 0 : ds->next_nonce++;
+        ds->sides[ds->nvalues] = sides;
         ds->values[ds->nvalues++] = v;
         sum += v;
     }
@@ -143,7 +188,8 @@ uint64_t dice_source_next_nonce(const dice_source *ds) {
 }
 
 bool dice_source_unsatisfied(const dice_source *ds) {
-    return ds->manual && (ds->bad_value || ds->consumed != ds->nsupplied);
+    return (ds->kind == SOURCE_MANUAL || ds->kind == SOURCE_REPLAY) &&
+           (ds->bad_value || ds->consumed != ds->nsupplied);
 }
 
 json_t *dice_source_needed_new(const dice_source *ds) {
@@ -159,4 +205,42 @@ json_t *dice_source_needed_new(const dice_source *ds) {
 
 size_t dice_source_supplied(const dice_source *ds) {
     return ds->nsupplied;
+}
+
+size_t dice_source_die_count(const dice_source *ds) {
+    return (size_t)ds->nvalues;
+}
+
+void dice_source_die(const dice_source *ds, size_t i, uint64_t *nonce, int *sides, int *value) {
+    *nonce = ds->nonces[i];
+    *sides = ds->sides[i];
+    *value = ds->values[i];
+}
+
+double dice_source_enum_probability(const dice_source *ds) {
+    double p = 1.0;
+    for (int i = 0; i < ds->nvalues; i++)
+        p /= ds->sides[i];
+    return p;
+}
+
+int dice_source_enum_advance(dice_source *ds) {
+    /* Odometer over the dice the last run used: bump the last die that can go up, drop the ones
+     * after it (a different value may lead the handler to ask for different dice). */
+    int len = ds->nvalues;
+    ds->nrecords = 0;
+    ds->nvalues = 0;
+    while (len > 0 && ds->values[len - 1] == ds->sides[len - 1])
+        len--;
+    if (len == 0) {
+        ds->enum_len = 0;
+        return 0;
+    }
+    ds->values[len - 1]++;
+    ds->enum_len = len;
+    return 1;
+}
+
+bool dice_source_enum_inconsistent(const dice_source *ds) {
+    return ds->enum_inconsistent;
 }

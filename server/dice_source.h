@@ -20,6 +20,15 @@ dice_source *dice_source_new_seeded(const uint8_t seed[32], const char *session_
                                     uint64_t next_nonce);
 /* Rolls the given values in order (manual mode); values are copied. */
 dice_source *dice_source_new_manual(const int64_t *values, size_t count);
+/* Replays logged values in order (verification): from a seeded action with nonces first_nonce,
+ * first_nonce + 1, ... (manual = false), or from a manual one (manual = true, no nonces). Records
+ * exactly as the live source would, so a re-run can be compared with the log. A value outside the
+ * sides the handler now asks for, or too few / too many values, marks it unsatisfied. */
+dice_source *dice_source_new_replay(const int64_t *values, size_t count, bool manual,
+                                    uint64_t first_nonce);
+/* Enumerates every combination of the dice a handler asks for (exact odds). Run the handler, read
+ * the leaf's probability, call dice_source_enum_advance, repeat while it returns 1. */
+dice_source *dice_source_new_enum(void);
 void dice_source_free(dice_source *ds);
 
 /* Rolls `count` dice of `sides` faces for `purpose` ("roll", "fumble", ...), described by
@@ -44,5 +53,18 @@ bool dice_source_unsatisfied(const dice_source *ds);
  * reference. */
 json_t *dice_source_needed_new(const dice_source *ds);
 size_t dice_source_supplied(const dice_source *ds);
+
+/* Every die rolled so far, in order: its nonce (0 in manual mode), sides and value. */
+size_t dice_source_die_count(const dice_source *ds);
+void dice_source_die(const dice_source *ds, size_t i, uint64_t *nonce, int *sides, int *value);
+
+/* Enumeration: the probability of the combination just run (the product of 1/sides). */
+double dice_source_enum_probability(const dice_source *ds);
+/* Moves to the next combination; 0 when every combination has been run. The records of the run
+ * are cleared. */
+int dice_source_enum_advance(dice_source *ds);
+/* True when the handler asked for dice differently on the same prefix of values (it is not a
+ * pure function of its dice): enumeration results are then meaningless. */
+bool dice_source_enum_inconsistent(const dice_source *ds);
 
 #endif

@@ -8,9 +8,12 @@
  * checks llhttp does not make itself (scan_framing) and a natural point to stop parsing when
  * max_pipelined requests are in flight or the write queue is over its bound.
  *
- * A response is one uv_write of (head, body). A streaming response (SSE) would add a request
- * state "streaming": it sits at the head of the queue, writes chunks through conn_write as they
- * come, and leaves the queue when it ends; nothing else needs to change. */
+ * A response is one uv_write of (head, body). A streaming response (http_stream_start) is a
+ * request in state "streaming": it sits in the queue like any answer; its chunks are collected in
+ * blocks (out_head) and, once it is at the head of the queue and its head is written, handed to
+ * libuv whenever libuv's queue is empty (so a stalled reader costs one uv_write plus the blocks,
+ * not one uv_write per chunk); it leaves the queue when it has ended. on_close is never called
+ * from inside an API call: the server queues it and a zero timer (notify) delivers it. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* accept4, SOCK_NONBLOCK, SOCK_CLOEXEC */
 #endif
@@ -42,6 +45,7 @@ enum {
     ACCEPT_RETRY_MS = 100,
     ACCEPT_BATCH = 64,
     CONN_LINE_ROOM = 32, /* room left in a response head for the Connection line + CRLF */
+    BLOCK_MIN = 4096,    /* a stream's buffered chunks are coalesced into blocks this big */
 };
 
 #define JSON_TYPE "application/json; charset=utf-8"
@@ -53,6 +57,13 @@ typedef enum { DL_NONE, DL_HEADER, DL_BODY, DL_WRITE, DL_IDLE, DL_LINGER } deadl
 
 typedef struct req_impl req_impl;
 typedef struct http_conn http_conn;
+
+/* Bytes of a stream not handed to libuv yet, as they go on the wire (chunk framing included). */
+typedef struct out_block {
+    struct out_block *next;
+    size_t len, cap;
+    char data[];
+} out_block;
 
 struct req_impl {
     http_request pub; /* first member: the handler's pointer converts back to req_impl */
@@ -72,12 +83,27 @@ struct req_impl {
     char *body;
     size_t body_cap;
     int keep_alive, is_head, handed, answered, close_after;
+    int http_minor;
     /* The answer: head without the Connection line (added when written), and body. */
     int status;
     char *resp_head;
     size_t resp_head_len;
     char *resp_body;
     size_t resp_body_len;
+    /* A streaming answer: `answered` is set when the handler ends it. */
+    int streaming, st_chunked, st_head_sent;
+    int st_closed;     /* on_close is due or delivered: writes are refused */
+    int st_want_drain; /* http_stream_write returned 1; on_drain not called since */
+    int st_over;       /* over write_queue_max_bytes since over_since_ns */
+    uint64_t over_since_ns;
+    http_stream_callbacks cbs;
+    void *cb_arg;
+    out_block *out_head, *out_tail;
+    size_t out_bytes;          /* bytes in out_head.. */
+    size_t st_body_bytes;      /* body bytes streamed, for the access log */
+    char remote[64];           /* for the access log of a stream that outlives its connection */
+    req_impl *n_prev, *n_next; /* the server's list of on_close calls to make */
+    int n_queued;
 };
 
 typedef struct write_ctx {
@@ -85,6 +111,9 @@ typedef struct write_ctx {
     http_conn *conn;
     char *head;
     char *body;
+    out_block *blocks;
+    int is_stream;       /* written for the stream at the head of the queue */
+    size_t stream_bytes; /* bytes of blocks */
 } write_ctx;
 
 struct http_conn {
@@ -105,6 +134,8 @@ struct http_conn {
     req_impl *q_head, *q_tail; /* dispatched or answered, not yet written */
     size_t inflight;
     size_t writes_pending;
+    size_t st_nwrites;  /* of writes_pending, the ones written for a stream */
+    size_t st_inflight; /* their stream_bytes */
 
     parse_phase phase;
     pause_reason pause_why;
@@ -155,6 +186,10 @@ struct http_server {
     int shutting_down, done_called;
     void (*done)(void *arg);
     void *done_arg;
+
+    uv_timer_t notify; /* delivers on_close calls (open from listen until done) */
+    int notify_open;
+    req_impl *notify_head, *notify_tail;
 
     uint64_t last_full_warn_ns, last_accept_warn_ns;
     time_t date_sec;
@@ -380,7 +415,16 @@ static req_impl *req_new(http_conn *c) {
     return r;
 }
 
+static void blocks_free(out_block *b) {
+    while (b) {
+        out_block *next = b->next;
+        free(b);
+        b = next;
+    }
+}
+
 static void req_free(req_impl *r) {
+    blocks_free(r->out_head);
     free(r->arena);
     free(r->headers);
     free(r->body);
@@ -525,8 +569,8 @@ static req_impl *queue_pop(http_conn *c) {
     return r;
 }
 
-static size_t write_queue_size(http_conn *c) {
-    return uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp);
+static size_t write_queue_size(const http_conn *c) {
+    return uv_stream_get_write_queue_size((const uv_stream_t *)&c->tcp);
 }
 
 /* Bytes the client has not received yet: libuv's queue plus the kernel's send queue. libuv's
@@ -542,12 +586,23 @@ static size_t conn_unsent(http_conn *c) {
     return total;
 }
 
+static void write_ctx_free(write_ctx *w) {
+    free(w->head);
+    free(w->body);
+    blocks_free(w->blocks);
+    free(w);
+}
+
+static void stream_maybe_drain(http_conn *c);
+
 static void on_write(uv_write_t *req, int status) {
     write_ctx *w = (write_ctx *)req;
     http_conn *c = w->conn;
-    free(w->head);
-    free(w->body);
-    free(w);
+    if (w->is_stream) {
+        c->st_nwrites--;
+        c->st_inflight -= w->stream_bytes;
+    }
+    write_ctx_free(w);
     c->writes_pending--;
     if (c->closing) return;
     if (status < 0) {
@@ -559,34 +614,44 @@ static void on_write(uv_write_t *req, int status) {
     c->unsent_mark = conn_unsent(c);
     c->draining = 0;
     if (c->writes_pending == 0) c->idle_since_ns = now;
-    conn_pump(c);
+    conn_flush(c); /* hands a stream's buffered blocks to libuv, then pumps */
+    stream_maybe_drain(c);
+}
+
+/* Queues w (owned from here on) with bufs pointing into it. */
+static int conn_submit(http_conn *c, write_ctx *w, const uv_buf_t *bufs, unsigned nbufs) {
+    w->conn = c;
+    if (c->writes_pending == 0) c->write_progress_ns = log_monotonic_ns();
+    if (uv_write(&w->req, (uv_stream_t *)&c->tcp, bufs, nbufs, on_write) < 0) {
+        write_ctx_free(w);
+        return -1;
+    }
+    c->writes_pending++;
+    if (w->is_stream) {
+        c->st_nwrites++;
+        c->st_inflight += w->stream_bytes;
+    }
+    c->unsent_mark = conn_unsent(c);
+    return 0;
 }
 
 /* Queues head + body (both malloc'd, owned from here on) on the socket. */
-static int conn_write(http_conn *c, char *head, size_t head_len, char *body, size_t body_len) {
-    write_ctx *w = malloc(sizeof *w);
+static int conn_write(http_conn *c, char *head, size_t head_len, char *body, size_t body_len,
+                      int is_stream) {
+    write_ctx *w = calloc(1, sizeof *w);
     if (!w) {
         free(head);
         free(body);
         return -1;
     }
-    w->conn = c;
     w->head = head;
     w->body = body;
+    w->is_stream = is_stream;
     uv_buf_t bufs[2];
     unsigned nbufs = 0;
     bufs[nbufs++] = uv_buf_init(head, (unsigned)head_len);
     if (body && body_len) bufs[nbufs++] = uv_buf_init(body, (unsigned)body_len);
-    if (c->writes_pending == 0) c->write_progress_ns = log_monotonic_ns();
-    if (uv_write(&w->req, (uv_stream_t *)&c->tcp, bufs, nbufs, on_write) < 0) {
-        free(head);
-        free(body);
-        free(w);
-        return -1;
-    }
-    c->writes_pending++;
-    c->unsent_mark = conn_unsent(c);
-    return 0;
+    return conn_submit(c, w, bufs, nbufs);
 }
 
 static void log_answer(http_conn *c, const req_impl *r) {
@@ -607,12 +672,194 @@ static int conn_send_answer(http_conn *c, req_impl *r, int close) {
     char *body = r->resp_body;
     r->resp_head = NULL;
     r->resp_body = NULL;
-    return conn_write(c, head, r->resp_head_len + n, body, r->resp_body_len);
+    return conn_write(c, head, r->resp_head_len + n, body, r->resp_body_len, 0);
+}
+
+/* ---- streams ----------------------------------------------------------------------------- */
+
+/* The stream at the head of the queue whose head is written, if it has not ended. */
+static req_impl *active_stream(const http_conn *c) {
+    req_impl *r = c->q_head;
+    return r && r->streaming && r->st_head_sent && !r->answered ? r : NULL;
+}
+
+/* The stream's unwritten bytes: its blocks, plus its writes still in libuv's queue (bytes of
+ * earlier answers ahead of them are not counted, hence the min). */
+static size_t stream_pending(const http_conn *c, const req_impl *r) {
+    size_t n = r->out_bytes;
+    if (c && c->q_head == r && r->st_head_sent) {
+        size_t wq = write_queue_size(c);
+        n += c->st_inflight < wq ? c->st_inflight : wq;
+    }
+    return n;
+}
+
+/* Appends one chunk to the stream's blocks, coalescing small chunks. */
+static int stream_append(req_impl *r, const char *pre, size_t plen, const void *data, size_t len,
+                         const char *post, size_t slen) {
+    if (len > SIZE_MAX - sizeof(out_block) - plen - slen - BLOCK_MIN) return -1;
+    size_t need = plen + len + slen;
+    out_block *b = r->out_tail;
+    if (!b || b->cap - b->len < need) {
+        /* The first block is likely handed to libuv at once: no room to spare in it. */
+        size_t cap = r->out_head && need < BLOCK_MIN ? BLOCK_MIN : need;
+        b = malloc(sizeof *b + cap);
+        if (!b) return -1;
+        b->next = NULL;
+        b->len = 0;
+        b->cap = cap;
+        if (r->out_tail)
+            r->out_tail->next = b;
+        else
+            r->out_head = b;
+        r->out_tail = b;
+    }
+    memcpy(b->data + b->len, pre, plen);
+    memcpy(b->data + b->len + plen, data, len);
+    memcpy(b->data + b->len + plen + len, post, slen);
+    b->len += need;
+    r->out_bytes += need;
+    return 0;
+}
+
+/* Hands all of the stream's blocks to libuv as one write. */
+static int stream_submit(http_conn *c, req_impl *r) {
+    if (!r->out_head) return 0;
+    size_t n = 0;
+    for (const out_block *b = r->out_head; b; b = b->next)
+        n++;
+    uv_buf_t small[8];
+    uv_buf_t *bufs = n <= 8 ? small : malloc(n * sizeof *bufs);
+    write_ctx *w = calloc(1, sizeof *w);
+    if (!bufs || !w) {
+        if (bufs != small) free(bufs);
+        free(w);
+        return -1;
+    }
+    size_t i = 0;
+    for (out_block *b = r->out_head; b; b = b->next, i++) {
+        bufs[i].base = b->data;
+        bufs[i].len = b->len;
+    }
+    w->blocks = r->out_head;
+    w->is_stream = 1;
+    w->stream_bytes = r->out_bytes;
+    r->out_head = r->out_tail = NULL;
+    r->out_bytes = 0;
+    int rc = conn_submit(c, w, bufs, (unsigned)n); /* libuv copies bufs */
+    if (bufs != small) free(bufs);
+    return rc;
+}
+
+/* Writes the stream's head (at the head of the queue: its Connection line is decided now). */
+static int stream_send_head(http_conn *c, req_impl *r) {
+    int close = r->close_after || ((c->srv->shutting_down || c->no_more) && r->next == NULL);
+    if (close) {
+        r->close_after = 1;
+        c->no_more = 1; /* nothing after this stream will be answered */
+    }
+    const char *line = close ? "Connection: close\r\n\r\n" : "Connection: keep-alive\r\n\r\n";
+    size_t n = strlen(line);
+    memcpy(r->resp_head + r->resp_head_len, line, n);
+    char *head = r->resp_head;
+    r->resp_head = NULL;
+    r->st_head_sent = 1;
+    if (r->st_over) r->over_since_ns = log_monotonic_ns();
+    return conn_write(c, head, r->resp_head_len + n, NULL, 0, 1);
+}
+
+static void on_notify(uv_timer_t *t);
+
+/* Queues the stream's on_close call (once). */
+static void stream_notify_close(req_impl *r) {
+    http_server *s = r->srv;
+    if (r->st_closed) return;
+    r->st_closed = 1;
+    r->st_want_drain = 0;
+    r->n_prev = s->notify_tail;
+    r->n_next = NULL;
+    if (s->notify_tail)
+        s->notify_tail->n_next = r;
+    else
+        s->notify_head = r;
+    s->notify_tail = r;
+    r->n_queued = 1;
+    if (s->notify_open && !uv_is_active((uv_handle_t *)&s->notify))
+        uv_timer_start(&s->notify, on_notify, 0, 0);
+}
+
+static void notify_unlink(http_server *s, req_impl *r) {
+    if (!r->n_queued) return;
+    if (r->n_prev)
+        r->n_prev->n_next = r->n_next;
+    else
+        s->notify_head = r->n_next;
+    if (r->n_next)
+        r->n_next->n_prev = r->n_prev;
+    else
+        s->notify_tail = r->n_prev;
+    r->n_prev = r->n_next = NULL;
+    r->n_queued = 0;
+}
+
+static void on_notify(uv_timer_t *t) {
+    http_server *s = t->data;
+    req_impl *r;
+    /* Each call may end its stream (freeing r) or any other; the list stays consistent. */
+    while ((r = s->notify_head) != NULL) {
+        notify_unlink(s, r);
+        r->cbs.on_close(&r->pub, r->cb_arg);
+    }
+}
+
+/* After a write completed: on_drain, if the stream at the head of the queue waits for it. */
+static void stream_maybe_drain(http_conn *c) {
+    if (c->closing) return;
+    req_impl *r = active_stream(c);
+    if (!r || r->st_closed) return;
+    size_t pending = stream_pending(c, r);
+    size_t max = (size_t)c->srv->lim.write_queue_max_bytes;
+    if (pending <= max) r->st_over = 0;
+    if (!r->st_want_drain || pending > max / 2) return;
+    r->st_want_drain = 0;
+    if (r->cbs.on_drain) r->cbs.on_drain(&r->pub, r->cb_arg);
+}
+
+/* The stream r at the head of the queue: writes its head once, and its blocks when libuv's queue
+ * is empty (or it has ended). Then, if it has ended: the zero chunk, and it leaves the queue.
+ * Returns 1 when r has left the queue, 0 when it stays, -1 on failure. */
+static int stream_flush(http_conn *c, req_impl *r) {
+    if (!r->st_head_sent && stream_send_head(c, r) < 0) return -1;
+    if (!r->answered) {
+        if (write_queue_size(c) == 0 && stream_submit(c, r) < 0) return -1;
+        return 0;
+    }
+    queue_pop(c);
+    int rc = 0;
+    if (r->st_chunked && !r->is_head && stream_append(r, "0\r\n\r\n", 5, "", 0, "", 0) < 0) rc = -1;
+    if (rc == 0) rc = stream_submit(c, r);
+    int close = r->close_after || ((c->srv->shutting_down || c->no_more) && c->q_head == NULL);
+    if (close) {
+        c->final_sent = 1;
+        c->no_more = 1;
+    }
+    req_free(r);
+    return rc < 0 ? -1 : 1;
 }
 
 /* Writes every answer at the head of the queue, in request order. */
 static void conn_flush(http_conn *c) {
-    while (!c->closing && !c->final_sent && c->q_head && c->q_head->answered) {
+    while (!c->closing && !c->final_sent && c->q_head) {
+        if (c->q_head->streaming) {
+            int rc = stream_flush(c, c->q_head);
+            if (rc < 0) {
+                conn_close(c);
+                return;
+            }
+            if (rc == 0) break;
+            continue;
+        }
+        if (!c->q_head->answered) break;
         req_impl *r = queue_pop(c);
         int last = c->q_head == NULL;
         /* The last answer before the connection ends says so. */
@@ -659,9 +906,17 @@ static void conn_fail(http_conn *c, int status, const char *detail) {
 
 /* ---- closing ----------------------------------------------------------------------------- */
 
+static void on_server_handle_closed(uv_handle_t *h);
+
 static void server_maybe_done(http_server *s) {
     if (!s->shutting_down || s->done_called) return;
-    if (s->nconns || s->open_handles || s->outstanding) return;
+    if (s->nconns || s->outstanding) return;
+    /* No stream is left (each one is outstanding until it ends), so no on_close is due. */
+    if (s->notify_open) {
+        s->notify_open = 0;
+        uv_close((uv_handle_t *)&s->notify, on_server_handle_closed);
+    }
+    if (s->open_handles) return;
     s->done_called = 1;
     if (s->done) s->done(s->done_arg);
 }
@@ -677,7 +932,7 @@ static void on_conn_handle_closed(uv_handle_t *h) {
 }
 
 /* Frees what the connection owns; requests the handler still holds become orphans, freed
- * when answered. */
+ * when answered; streams not ended yet also get their on_close. */
 static void conn_drop_requests(http_conn *c) {
     if (c->cur) req_free(c->cur);
     c->cur = NULL;
@@ -685,10 +940,17 @@ static void conn_drop_requests(http_conn *c) {
     while (r) {
         req_impl *next = r->next;
         r->next = NULL;
-        if (r->handed && !r->answered)
+        if (r->handed && !r->answered) {
             r->conn = NULL;
-        else
+            if (r->streaming) {
+                blocks_free(r->out_head);
+                r->out_head = r->out_tail = NULL;
+                r->out_bytes = 0;
+                stream_notify_close(r);
+            }
+        } else {
             req_free(r);
+        }
         r = next;
     }
     c->q_head = c->q_tail = NULL;
@@ -774,8 +1036,16 @@ static uint64_t conn_deadline(const http_conn *c, deadline_kind *kind) {
         pick(&best, kind, c->head_start_ns + ms_to_ns(lim->header_timeout_ms), DL_HEADER);
     if (!c->no_more && c->phase == PH_BODY)
         pick(&best, kind, c->last_read_ns + ms_to_ns(lim->idle_timeout_ms), DL_BODY);
-    if (c->writes_pending)
-        pick(&best, kind, c->write_progress_ns + ms_to_ns(lim->idle_timeout_ms), DL_WRITE);
+    if (c->writes_pending) {
+        /* A stream is exempt while it is within its bound (a silent SSE stream, or a reader
+         * that is merely slow); over it, without progress for idle_timeout_ms, it is dead. */
+        const req_impl *st = active_stream(c);
+        uint64_t from = c->write_progress_ns;
+        if (st && st->st_over && st->over_since_ns > from) from = st->over_since_ns;
+        if (!st || c->writes_pending > c->st_nwrites ||
+            stream_pending(c, st) > (size_t)lim->write_queue_max_bytes)
+            pick(&best, kind, from + ms_to_ns(lim->idle_timeout_ms), DL_WRITE);
+    }
     if (conn_is_idle(c) && c->phase == PH_HEAD && !c->head_started)
         pick(&best, kind, c->idle_since_ns + ms_to_ns(lim->idle_timeout_ms), DL_IDLE);
     return best;
@@ -1084,7 +1354,7 @@ static void maybe_send_continue(http_conn *c, req_impl *r) {
         return;
     }
     memcpy(copy, msg, sizeof msg);
-    if (conn_write(c, copy, sizeof msg - 1, NULL, 0) < 0) conn_close(c);
+    if (conn_write(c, copy, sizeof msg - 1, NULL, 0, 0) < 0) conn_close(c);
 }
 
 /* Ends parsing on this connection with a layer error; returns 0 for parse_step. */
@@ -1113,6 +1383,7 @@ static int head_done(http_conn *c) {
     if (!target_ok(r->pub.target))
         return stop_with(c, 400, "invalid character in the request target");
     r->is_head = p->method == HTTP_HEAD;
+    r->http_minor = p->http_minor;
     /* Upgrades and CONNECT are not supported: answered like any request, then closed. */
     r->keep_alive = llhttp_should_keep_alive(p) && !p->upgrade && p->method != HTTP_CONNECT;
     if (c->srv->shutting_down) return stop_with(c, 503, NULL);
@@ -1471,8 +1742,10 @@ int http_server_listen(http_server *s, const char *host, int port, char *err, si
     s->port = bound_port(fd);
     uv_poll_init_socket(s->loop, &s->lpoll, fd);
     uv_timer_init(s->loop, &s->accept_timer);
-    s->lpoll.data = s->accept_timer.data = s;
-    s->open_handles = 2;
+    uv_timer_init(s->loop, &s->notify);
+    s->lpoll.data = s->accept_timer.data = s->notify.data = s;
+    s->open_handles = 3;
+    s->notify_open = 1;
     uv_poll_start(&s->lpoll, UV_READABLE, on_listen_readable);
     return 0;
 }
@@ -1490,6 +1763,11 @@ void http_respond_take(http_request *req, int status, const char *content_type,
     req_impl *r = (req_impl *)req;
     http_server *s = r->srv;
     http_conn *c = r->conn;
+    if (r->streaming) {
+        log_msg(LOG_ERROR, "http_respond_take called for a streaming answer; ignored");
+        free(body);
+        return;
+    }
     s->outstanding--;
     if (!c) { /* the client left while the handler worked */
         free(body);
@@ -1514,10 +1792,109 @@ void http_server_shutdown(http_server *s, void (*done)(void *arg), void *arg) {
     http_conn *c = s->conns;
     while (c) {
         http_conn *next = c->next;
+        for (req_impl *r = c->q_head; r; r = r->next)
+            (void)r;
         if (conn_is_idle(c)) conn_close(c);
         c = next;
     }
     server_maybe_done(s);
+}
+
+/* The stream's head, without the Connection line (added when it is written). */
+static int stream_build_head(req_impl *r, int status, const char *ctype, const char *extra) {
+    size_t cap = 200 + (ctype ? strlen(ctype) : 0) + (extra ? strlen(extra) : 0) + CONN_LINE_ROOM;
+    char *head = malloc(cap);
+    if (!head) return -1;
+    int n = snprintf(head, cap, "HTTP/1.1 %d %s\r\nDate: %s\r\n", status, status_reason(status),
+                     server_date(r->srv));
+    if (ctype) n += snprintf(head + n, cap - (size_t)n, "Content-Type: %s\r\n", ctype);
+    if (r->st_chunked) n += snprintf(head + n, cap - (size_t)n, "Transfer-Encoding: chunked\r\n");
+    if (extra) n += snprintf(head + n, cap - (size_t)n, "%s", extra);
+    free(r->resp_head);
+    r->resp_head = head;
+    r->resp_head_len = (size_t)n;
+    return 0;
+}
+
+int http_stream_start(http_request *req, int status, const char *content_type,
+                      const char *extra_headers, const http_stream_callbacks *cbs, void *arg) {
+    req_impl *r = (req_impl *)req;
+    if (!r || !cbs || !cbs->on_close) return -1;
+    http_conn *c = r->conn;
+    if (!r->handed || r->answered || r->streaming || !c || c->closing || r->srv->shutting_down)
+        return -1;
+    if (status < 200 || status > 999 || status == 204 || status == 304) return -1;
+    r->st_chunked = r->http_minor >= 1;
+    if (stream_build_head(r, status, content_type, extra_headers) < 0) return -1;
+    r->streaming = 1;
+    r->status = status;
+    r->cbs = *cbs;
+    r->cb_arg = arg;
+    snprintf(r->remote, sizeof r->remote, "%s", c->remote);
+    if (!r->st_chunked) { /* HTTP/1.0: the end of the body is the close */
+        r->close_after = 1;
+        c->no_more = 1;
+    }
+    conn_flush(c); /* writes the head if the stream is at the head of the queue */
+    return 0;
+}
+
+int http_stream_write(http_request *req, const void *data, size_t len) {
+    req_impl *r = (req_impl *)req;
+    http_conn *c = r->conn;
+    if (!r->streaming || r->answered || r->st_closed || !c || c->closing) return -1;
+    if (len > 0 && !r->is_head) {
+        char pre[24];
+        size_t plen = 0;
+        if (r->st_chunked) plen = (size_t)snprintf(pre, sizeof pre, "%zx\r\n", len);
+        if (stream_append(r, pre, plen, data, len, "\r\n", r->st_chunked ? 2 : 0) < 0) {
+            conn_close(c); /* out of memory: on_close follows */
+            return -1;
+        }
+        r->st_body_bytes += len;
+        if (c->q_head == r && r->st_head_sent && write_queue_size(c) == 0 &&
+            stream_submit(c, r) < 0) {
+            conn_close(c);
+            return -1;
+        }
+    }
+    if (stream_pending(c, r) <= (size_t)c->srv->lim.write_queue_max_bytes) return 0;
+    r->st_want_drain = 1;
+    if (!r->st_over) {
+        r->st_over = 1;
+        r->over_since_ns = log_monotonic_ns();
+        conn_update_timer(c);
+    }
+    return 1;
+}
+
+size_t http_stream_pending(const http_request *req) {
+    const req_impl *r = (const req_impl *)req;
+    return r->streaming ? stream_pending(r->conn, r) : 0;
+}
+
+void http_stream_end(http_request *req) {
+    req_impl *r = (req_impl *)req;
+    http_server *s = r->srv;
+    http_conn *c = r->conn;
+    if (!r->streaming || r->answered) {
+        log_msg(LOG_ERROR, "http_stream_end called for a request that is not an active stream");
+        return;
+    }
+    s->outstanding--;
+    notify_unlink(s, r); /* ended before its on_close was delivered: no on_close */
+    r->answered = 1;
+    if (s->lim.access_log) {
+        uint64_t now = log_monotonic_ns();
+        uint64_t us = now > r->pub.start_ns ? (now - r->pub.start_ns) / 1000u : 0;
+        log_access(r->pub.method, r->pub.path, r->status, r->st_body_bytes, us, r->remote);
+    }
+    if (!c) { /* the client left */
+        req_free(r);
+        server_maybe_done(s);
+        return;
+    }
+    conn_flush(c); /* the zero chunk if the stream is at the head of the queue */
 }
 
 void http_server_free(http_server *s) {

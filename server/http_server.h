@@ -38,7 +38,7 @@ typedef struct http_request {
 const char *http_request_header(const http_request *req, const char *lowercase_name);
 
 /* Called once per complete request, on the loop thread. The request stays valid until
- * http_respond_take is called for it. */
+ * http_respond_take is called for it (or, for a streaming answer, http_stream_end). */
 typedef void (*http_handler_fn)(http_request *req, void *user);
 
 /* Every limit <= 0 takes its default (in parentheses). */
@@ -75,9 +75,11 @@ void http_respond_take(http_request *req, int status, const char *content_type,
 
 /* Graceful stop: closes the listener; requests parsed from now on get 503 shutting_down with
  * Connection: close; connections with nothing in flight are closed at once, the others after
- * their last answer is written. When every connection is closed and every request handed to the
- * handler has been answered, done(arg) is called once (never from inside this call unless the
- * server never listened). After done no handle of the server remains open. */
+ * their last answer is written. Every active stream gets on_close (from a loop callback, not
+ * from inside this call) so that its handler ends it. When every connection is closed and every
+ * request handed to the handler has been answered (streams: ended), done(arg) is called once
+ * (never from inside this call unless the server never listened). After done no handle of the
+ * server remains open. */
 void http_server_shutdown(http_server *s, void (*done)(void *arg), void *arg);
 
 /* After shutdown's done, or if listen failed (or was never called). */
@@ -85,5 +87,47 @@ void http_server_free(http_server *s);
 
 /* Open connections, including ones still closing. */
 size_t http_server_connection_count(const http_server *s);
+
+/* ---- streaming answers (Server-Sent Events, large downloads) ------------------------------
+ *
+ * A streaming answer is the answer of its request: requests pipelined behind it wait until it
+ * has ended (they are still answered in order). Everything runs on the loop thread. The
+ * callbacks are only ever called from a loop callback of their own, never from inside a call
+ * into this layer, so a callback may call any function here (including http_stream_end). */
+typedef struct http_stream_callbacks {
+    /* The stream's unwritten bytes fell to at most half of write_queue_max_bytes after
+     * http_stream_write returned 1. Optional. */
+    void (*on_drain)(http_request *req, void *arg);
+    /* The client went away, or the server is shutting down (http_server_shutdown). The handler
+     * must then call http_stream_end(req) exactly once (it may do so inside this callback). After
+     * the client went away, writes are discarded. Required. Called at most once per stream, and
+     * not at all for a stream the handler ended first. */
+    void (*on_close)(http_request *req, void *arg);
+} http_stream_callbacks;
+
+/* Starts a streaming answer instead of http_respond_take: writes the status line and headers
+ * with Transfer-Encoding: chunked (HTTP/1.1; for HTTP/1.0 clients: no length, Connection: close,
+ * the end of the stream is the close). content_type and extra_headers as for http_respond_take.
+ * cbs is copied; arg is passed back. HEAD requests get the headers only (writes are discarded).
+ * Returns 0, or -1 (request invalid/gone: already answered or streaming, status 1xx/204/304, no
+ * on_close, the client left, or the server is shutting down): nothing was started and the caller
+ * must still answer with http_respond_take. */
+int http_stream_start(http_request *req, int status, const char *content_type,
+                      const char *extra_headers, const http_stream_callbacks *cbs, void *arg);
+
+/* Queues len bytes (copied) as one chunk (len 0: nothing is queued). Returns 0 when queued and
+ * the stream's unwritten bytes are within write_queue_max_bytes; 1 when queued but now over it
+ * (producer should pause until on_drain, or give up on the reader); -1 when the stream is closed
+ * (client gone or shutting down): nothing queued. The bound on memory relies on the producer
+ * honouring 1. */
+int http_stream_write(http_request *req, const void *data, size_t len);
+
+/* The stream's unwritten bytes (as sent, i.e. with the chunk framing). */
+size_t http_stream_pending(const http_request *req);
+
+/* Ends the stream (the zero chunk), then the connection carries on (keep-alive) or closes. req
+ * is gone after this call. Called exactly once per started stream, also after on_close. Writes
+ * the access-log line (bytes = body bytes the handler streamed). */
+void http_stream_end(http_request *req);
 
 #endif

@@ -17,6 +17,7 @@
 #include "server/store.h"
 #include "server/writer.h"
 
+#include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +34,7 @@ typedef struct daemon_state {
     http_server *http;
     writer *writer;
     store_conn *reader;
+    live *live;
     api_ctx api;
     uv_signal_t sigint, sigterm;
     uv_timer_t shutdown_timer;
@@ -84,6 +86,7 @@ static void on_signal(uv_signal_t *s, int signum) {
     log_msg(LOG_INFO, "signal %d: stopping (finishing in-flight requests)", signum);
     uv_timer_start(&d->shutdown_timer, on_shutdown_timeout, (uint64_t)d->cfg.shutdown_timeout_ms,
                    0);
+    live_stop(d->live); /* the HTTP layer's shutdown ends the streams themselves */
     http_server_shutdown(d->http, on_http_drained, d);
 }
 
@@ -188,8 +191,18 @@ static int start_http(daemon_state *d) {
         .max_pipelined = d->cfg.max_pipelined,
         .access_log = d->cfg.access_log,
     };
+    d->api.loop = d->loop;
     d->api.writer = d->writer;
     d->api.reader = d->reader;
+    d->api.db_path = d->cfg.db;
+    d->api.synchronous = d->cfg.synchronous;
+    d->api.busy_timeout_ms = d->cfg.busy_timeout_ms;
+    d->live = live_new(d->loop, d->reader);
+    d->api.live = d->live;
+    if (!d->live) {
+        log_msg(LOG_ERROR, "out of memory");
+        return -1;
+    }
     d->http = http_server_new(d->loop, &lim, api_handle, &d->api);
     if (!d->http || http_server_listen(d->http, host, port, err, sizeof err) != 0) {
         log_msg(LOG_ERROR, "cannot listen on %s: %s", d->cfg.listen, d->http ? err : "no memory");
@@ -210,6 +223,8 @@ int main(int argc, char **argv) {
         return 2;
     }
     signal(SIGPIPE, SIG_IGN);
+    /* jansson seeds its hash function on first use; do it before any worker thread exists. */
+    json_object_seed(0);
     d.loop = uv_default_loop();
     if (open_storage(&d) != 0) return 1;
     uv_signal_init(d.loop, &d.sigint);
@@ -220,16 +235,19 @@ int main(int argc, char **argv) {
     uv_signal_start(&d.sigterm, on_signal, SIGTERM);
     if (start_http(&d) != 0) {
         d.stopping = 1;
+        if (d.live) live_stop(d.live);
         writer_stop(d.writer, on_writer_closed, &d);
         if (d.http) http_server_free(d.http);
         d.http = NULL;
         uv_run(d.loop, UV_RUN_DEFAULT);
+        live_free(d.live);
         store_conn_close(d.reader);
         uv_loop_close(d.loop);
         return 1;
     }
     uv_run(d.loop, UV_RUN_DEFAULT);
     http_server_free(d.http);
+    live_free(d.live);
     store_conn_close(d.reader);
     uv_loop_close(d.loop);
     return 0;

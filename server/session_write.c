@@ -128,11 +128,11 @@ static void run_create(store_conn *conn, write_job *job) {
         crypto_hex_encode(row.seed, 32, seed_hex);
         json_object_set_new(created_dice, "seed", json_string(seed_hex));
     }
-    json_t *events =
-        json_pack("[{s:s, s:{s:s, s:i, s:s, s:O, s:s, s:O, s:O, s:o}}]", "type", "session_created",
-                  "data", "ruleset", row.ruleset, "ruleset_version", row.ruleset_version, "title",
-                  row.title, "sides", row.sides, "visibility", row.visibility, "options",
-                  row.options, "setup", req->setup, "dice", created_dice);
+    json_t *events = json_pack("[{s:s, s:{s:s, s:s, s:i, s:s, s:O, s:s, s:O, s:O, s:o}}]", "type",
+                               "session_created", "data", "id", row.id, "ruleset", row.ruleset,
+                               "ruleset_version", row.ruleset_version, "title", row.title, "sides",
+                               row.sides, "visibility", row.visibility, "options", row.options,
+                               "setup", req->setup, "dice", created_dice);
 
     /* The row first (events and tokens refer to it), then event 1, which sets version and
      * head, then the tokens: 256 random bits each, returned once, stored as digests only. */

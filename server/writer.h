@@ -33,7 +33,8 @@ typedef struct write_job {
 
     /* Called on the loop thread once the answer is final (committed or failed). */
     void (*done)(struct write_job *job);
-    void *user;
+    void *user;  /* the HTTP request */
+    void *owner; /* the API context */
     struct write_job *next;
 } write_job;
 

@@ -157,6 +157,42 @@ static int roll_resolve(const rules_ctx *ctx, const void *action, rules_outcome 
     return out->result && state ? 0 : -1;
 }
 
+/* Odds of a roll: the distribution of its total. */
+static json_t *roll_odds_key(const json_t *result, char *label, size_t cap) {
+    json_int_t total = json_integer_value(json_object_get(result, "total"));
+    snprintf(label, cap, "total %lld", (long long)total);
+    return json_pack("{s:I}", "total", total);
+}
+
+static int by_total(const void *a, const void *b) {
+    json_int_t x = json_integer_value(
+                   json_object_get(json_object_get(*(json_t *const *)a, "result"), "total")),
+               y = json_integer_value(
+                   json_object_get(json_object_get(*(json_t *const *)b, "result"), "total"));
+    return (x > y) - (x < y);
+}
+
+/* Outcomes in increasing total, and the mean beside them. */
+static void roll_odds_finish(json_t *answer) {
+    json_t *outcomes = json_object_get(answer, "outcomes");
+    size_t n = json_array_size(outcomes);
+    json_t **rows = malloc((n ? n : 1) * sizeof *rows);
+    if (!rows) return;
+    double mean = 0;
+    for (size_t i = 0; i < n; i++) {
+        rows[i] = json_incref(json_array_get(outcomes, i));
+        mean += json_real_value(json_object_get(rows[i], "p")) *
+                (double)json_integer_value(
+                    json_object_get(json_object_get(rows[i], "result"), "total"));
+    }
+    qsort(rows, n, sizeof *rows, by_total);
+    json_array_clear(outcomes);
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(outcomes, rows[i]);
+    free(rows);
+    json_object_set_new(answer, "mean", json_real(mean));
+}
+
 static json_t *generic_init_state(const json_t *options, const json_t *setup, api_error *err) {
     static const char *const no_keys[] = {NULL};
     static const char *const setup_keys[] = {"units", NULL};
@@ -177,8 +213,8 @@ static const rules_field roll_fields[] = {
 };
 
 static const rules_action generic_actions[] = {
-    {"roll", "Roll dice", roll_fields, sizeof(generic_roll), roll_decode, roll_encode,
-     roll_resolve},
+    {"roll", "Roll dice", roll_fields, sizeof(generic_roll), roll_decode, roll_encode, roll_resolve,
+     roll_odds_key, roll_odds_finish},
 };
 
 static const rules_field generic_options[] = {{NULL, NULL, 0, NULL}};

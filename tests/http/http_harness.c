@@ -7,7 +7,16 @@
  *   /echo           (any method) 200 JSON: method, path, query, body_length, header_count
  *   GET /delay?ms=N 200 after N ms (a uv_timer), to answer out of order
  *   GET /big?bytes=N 200 with N bytes of text
- *   GET /stats      200 JSON: connections
+ *   GET /stream?chunks=N&bytes=B&interval_ms=I[&burst=K]
+ *                   streams N chunks of B bytes (chunk k is B times 'a' + k % 26), the first at
+ *                   once, then one (K) every I ms, then ends
+ *   GET /sse[?close_delay_ms=D]
+ *                   text/event-stream: "data: tick N\n\n" every 50 ms until closed; on_close
+ *                   ends it (after D ms when given, else inside on_close)
+ *   GET /firehose   64 KiB chunks (chunk k is 'A' + k % 26) as fast as http_stream_write returns
+ *                   0, pausing on 1 until on_drain, forever until closed
+ *   GET /stats      200 JSON: connections, streams (active), streams_started, streams_closed
+ *                   (on_close calls), drains (on_drain calls)
  *   anything else   404 in the error envelope
  * SIGTERM / SIGINT: graceful shutdown, exit 0 once it is done. */
 #include "server/http_server.h"
@@ -18,15 +27,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define JSON_TYPE "application/json; charset=utf-8"
-#define MAX_BIG   (64L * 1024 * 1024)
+#define JSON_TYPE      "application/json; charset=utf-8"
+#define MAX_BIG        (64L * 1024 * 1024)
+#define MAX_CHUNK      (1024L * 1024)
+#define FIREHOSE_CHUNK (64 * 1024)
+#define FIREHOSE_BURST 16 /* chunks per loop turn while writes return 0 */
+#define SSE_INTERVAL   50
 
 typedef struct harness {
     uv_loop_t *loop;
     http_server *srv;
     uv_signal_t sigterm, sigint;
     int stopping;
+    size_t streams, streams_started, streams_closed, drains;
 } harness;
+
+typedef enum { ST_CHUNKS, ST_SSE, ST_FIREHOSE } stream_kind;
+
+typedef struct stream_ctx {
+    uv_timer_t timer;
+    http_request *req;
+    stream_kind kind;
+    long chunks, bytes, interval_ms, close_delay_ms, burst;
+    long sent;
+    int paused; /* firehose: waiting for on_drain */
+    int closed; /* on_close came */
+    char *buf;
+} stream_ctx;
 
 typedef struct delay {
     uv_timer_t timer;
@@ -130,9 +157,145 @@ static void handle_big(http_request *req) {
 }
 
 static void handle_stats(http_request *req) {
-    char json[64];
-    snprintf(json, sizeof json, "{\"connections\":%zu}", http_server_connection_count(H.srv));
+    char json[256];
+    snprintf(json, sizeof json,
+             "{\"connections\":%zu,\"streams\":%zu,\"streams_started\":%zu,"
+             "\"streams_closed\":%zu,\"drains\":%zu}",
+             http_server_connection_count(H.srv), H.streams, H.streams_started, H.streams_closed,
+             H.drains);
     respond_json(req, 200, json);
+}
+
+/* ---- streams ---------------------------------------------------------------------------- */
+
+static void stream_ctx_closed(uv_handle_t *h) {
+    stream_ctx *s = h->data;
+    free(s->buf);
+    free(s);
+}
+
+static void stream_finish(stream_ctx *s) {
+    uv_timer_stop(&s->timer);
+    http_stream_end(s->req);
+    s->req = NULL;
+    H.streams--;
+    uv_close((uv_handle_t *)&s->timer, stream_ctx_closed);
+}
+
+static void chunks_tick(uv_timer_t *t) {
+    stream_ctx *s = t->data;
+    for (long i = 0; i < s->burst && s->sent < s->chunks; i++) {
+        memset(s->buf, 'a' + (int)(s->sent % 26), (size_t)s->bytes);
+        if (http_stream_write(s->req, s->buf, (size_t)s->bytes) < 0) return; /* on_close ends */
+        s->sent++;
+    }
+    if (s->sent >= s->chunks)
+        stream_finish(s);
+    else
+        uv_timer_start(t, chunks_tick, (uint64_t)s->interval_ms, 0);
+}
+
+static void sse_tick(uv_timer_t *t) {
+    stream_ctx *s = t->data;
+    char msg[64];
+    int n = snprintf(msg, sizeof msg, "data: tick %ld\n\n", s->sent);
+    if (http_stream_write(s->req, msg, (size_t)n) < 0) { /* on_close ends it */
+        uv_timer_stop(t);
+        return;
+    }
+    s->sent++;
+}
+
+static void firehose_tick(uv_timer_t *t);
+
+/* Writes while the layer takes more; pauses on 1 (until on_drain), yields to the loop after a
+ * burst so that a fast reader does not starve everything else. */
+static void firehose_run(stream_ctx *s) {
+    for (int i = 0; i < FIREHOSE_BURST; i++) {
+        memset(s->buf, 'A' + (int)(s->sent % 26), FIREHOSE_CHUNK);
+        int rc = http_stream_write(s->req, s->buf, FIREHOSE_CHUNK);
+        if (rc < 0) return; /* on_close ends it */
+        s->sent++;
+        if (rc == 1) {
+            s->paused = 1;
+            return;
+        }
+    }
+    uv_timer_start(&s->timer, firehose_tick, 0, 0);
+}
+
+static void firehose_tick(uv_timer_t *t) {
+    firehose_run(t->data);
+}
+
+static void stream_on_drain(http_request *req, void *arg) {
+    stream_ctx *s = arg;
+    (void)req;
+    H.drains++;
+    if (s->kind == ST_FIREHOSE && s->paused && !s->closed) {
+        s->paused = 0;
+        firehose_run(s);
+    }
+}
+
+static void delayed_finish(uv_timer_t *t) {
+    stream_finish(t->data);
+}
+
+static void stream_on_close(http_request *req, void *arg) {
+    stream_ctx *s = arg;
+    H.streams_closed++;
+    s->closed = 1;
+    uv_timer_stop(&s->timer);
+    /* The layer refuses writes from now on; the test fixture fails on this line. */
+    if (http_stream_write(req, "late", 4) >= 0)
+        fprintf(stderr, "HARNESS CHECK FAILED: a write after on_close was accepted\n");
+    if (s->close_delay_ms > 0) { /* end it later */
+        uv_timer_start(&s->timer, delayed_finish, (uint64_t)s->close_delay_ms, 0);
+        return;
+    }
+    stream_finish(s); /* re-entrant: inside on_close */
+}
+
+static void handle_stream(http_request *req, stream_kind kind) {
+    stream_ctx *s = xmalloc(sizeof *s);
+    memset(s, 0, sizeof *s);
+    s->req = req;
+    s->kind = kind;
+    s->chunks = query_long(req->query, "chunks", 1);
+    s->bytes = kind == ST_FIREHOSE ? FIREHOSE_CHUNK : query_long(req->query, "bytes", 16);
+    s->interval_ms = query_long(req->query, "interval_ms", 0);
+    s->close_delay_ms = query_long(req->query, "close_delay_ms", 0);
+    s->burst = query_long(req->query, "burst", 1);
+    if (s->chunks < 0 || s->burst < 1 || s->bytes < 0 || s->bytes > MAX_CHUNK ||
+        s->interval_ms < 0 || s->close_delay_ms < 0) {
+        free(s);
+        respond_json(req, 400,
+                     "{\"error\":{\"code\":\"bad_query\",\"message\":\"Bad parameters.\","
+                     "\"details\":{}}}");
+        return;
+    }
+    s->buf = xmalloc((size_t)s->bytes + 1);
+    static const http_stream_callbacks cbs = {stream_on_drain, stream_on_close};
+    const char *ctype = kind == ST_SSE ? "text/event-stream" : "application/octet-stream";
+    if (http_stream_start(req, 200, ctype, "Cache-Control: no-store\r\n", &cbs, s) < 0) {
+        free(s->buf);
+        free(s);
+        respond_json(req, 503,
+                     "{\"error\":{\"code\":\"shutting_down\",\"message\":\"No stream.\","
+                     "\"details\":{}}}");
+        return;
+    }
+    H.streams++;
+    H.streams_started++;
+    uv_timer_init(H.loop, &s->timer);
+    s->timer.data = s;
+    if (kind == ST_CHUNKS)
+        uv_timer_start(&s->timer, chunks_tick, 0, 0);
+    else if (kind == ST_SSE)
+        uv_timer_start(&s->timer, sse_tick, 0, SSE_INTERVAL);
+    else
+        firehose_run(s);
 }
 
 static void handle(http_request *req, void *user) {
@@ -146,6 +309,12 @@ static void handle(http_request *req, void *user) {
         handle_big(req);
     else if (get && strcmp(req->path, "/stats") == 0)
         handle_stats(req);
+    else if (get && strcmp(req->path, "/stream") == 0)
+        handle_stream(req, ST_CHUNKS);
+    else if (get && strcmp(req->path, "/sse") == 0)
+        handle_stream(req, ST_SSE);
+    else if (get && strcmp(req->path, "/firehose") == 0)
+        handle_stream(req, ST_FIREHOSE);
     else
         respond_json(req, 404,
                      "{\"error\":{\"code\":\"not_found\",\"message\":\"No such route.\","

@@ -29,7 +29,7 @@ IO_TIMEOUT = 5.0
 # header_timeout_ms idle_timeout_ms max_body max_header max_pipelined max_connections wq_max
 DEFAULT_ARGS = (1000, 1000, 1024, 4096, 4, 64, 262144)
 SANITIZER_MARKS = ("AddressSanitizer", "LeakSanitizer", "UndefinedBehaviorSanitizer",
-                   "runtime error:")
+                   "runtime error:", "HARNESS CHECK FAILED")
 
 
 class Response:

@@ -1,0 +1,47 @@
+/* What the handler files of the API share (server/api.c, server/api_audit.c): answering,
+ * authenticating and decoding. Loop thread only. */
+#ifndef UMPIRE_API_INTERNAL_H
+#define UMPIRE_API_INTERNAL_H
+
+#include "protocol/api_error.h"
+#include "server/api.h"
+#include "server/store.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#define JSON_TYPE  "application/json; charset=utf-8"
+#define MAX_PARAMS 2
+
+typedef struct route_match {
+    const char *params[MAX_PARAMS];
+    char storage[MAX_PARAMS][80];
+} route_match;
+
+typedef void (*route_fn)(api_ctx *ctx, http_request *req, const route_match *m);
+
+/* Answers: each takes ownership of what it is given (body_take, e's details). */
+void respond_json(http_request *req, int status, json_t *body_take, const char *headers);
+void respond_error(http_request *req, api_error *e);
+void respond_simple_error(http_request *req, int status, const char *code, const char *message);
+void respond_no_session(http_request *req);
+
+bool session_id_valid(const char *id);
+/* 1 to go on with role set; 0 when it has answered (404/401/503). */
+int authorize(api_ctx *ctx, http_request *req, const char *id, bool public_ok, char *role,
+              size_t rolelen);
+/* 1 with *s loaded (the caller clears it); 0 when it has answered. */
+int load_readable_session(api_ctx *ctx, http_request *req, const char *id, session_row *s);
+/* The JSON object body, or NULL when it has answered 415/400. */
+json_t *json_body_new(http_request *req);
+/* A query parameter as an integer in [min, max]: 0 (absent leaves *out), -1 bad. */
+int query_int(const char *query, const char *name, int64_t min, int64_t max, int64_t *out);
+
+/* server/api_audit.c */
+void api_get_verify(api_ctx *ctx, http_request *req, const route_match *m);
+void api_post_ruleset_odds(api_ctx *ctx, http_request *req, const route_match *m);
+void api_post_session_odds(api_ctx *ctx, http_request *req, const route_match *m);
+/* server/api_log.c */
+void api_get_log(api_ctx *ctx, http_request *req, const route_match *m);
+
+#endif

@@ -1,0 +1,158 @@
+/* GET /v1/sessions/{id}/log?format=jsonl|markdown|html: the campaign log, streamed page by page
+ * (chunked), rendered by server/campaign_log.c. It never holds more than one page of events and
+ * the HTTP layer's write queue; it pauses while the client's connection is over its limit. */
+#include "server/api_internal.h"
+#include "server/campaign_log.h"
+#include "server/log.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LOG_PAGE 200
+
+typedef struct log_stream {
+    api_ctx *ctx;
+    http_request *req;
+    campaign_log *render;
+    char id[33];
+    int64_t last_seq, end_seq; /* the log as it stood when the request came */
+    bool waiting_drain, busy, closed, ended;
+    bool dead; /* a write found the client gone: on_close follows */
+} log_stream;
+
+static void log_stream_free(log_stream *ls) {
+    campaign_log_free(ls->render);
+    free(ls);
+}
+
+/* Writes one rendered chunk (taken); false when the stream cannot take more now. Callers render
+ * into a variable first: argument evaluation order is unspecified, so `put(ls, f(&len), len)`
+ * could read len before f sets it. */
+static bool put(log_stream *ls, char *chunk, size_t len) {
+    int rc = chunk && len ? http_stream_write(ls->req, chunk, len) : 0;
+    free(chunk);
+    if (rc == 1) ls->waiting_drain = true;
+    if (rc < 0) ls->dead = true;
+    return rc == 0;
+}
+
+static void finish(log_stream *ls) {
+    size_t len = 0;
+    char *chunk = campaign_log_end_new(ls->render, &len);
+    put(ls, chunk, len);
+    ls->ended = true;
+    http_stream_end(ls->req);
+}
+
+static void pump_pages(log_stream *ls) {
+    while (!ls->waiting_drain && !ls->closed && !ls->ended && !ls->dead) {
+        if (ls->last_seq >= ls->end_seq) {
+            finish(ls);
+            return;
+        }
+        int64_t want =
+            ls->end_seq - ls->last_seq < LOG_PAGE ? ls->end_seq - ls->last_seq : LOG_PAGE;
+        json_t *page = store_events_page_new(ls->ctx->reader, ls->id, ls->last_seq, want);
+        if (!page || json_array_size(page) == 0) {
+            /* The log ended early (or could not be read): end the stream where it is. */
+            if (!page) log_msg(LOG_ERROR, "log %s: cannot read events", ls->id);
+            json_decref(page);
+            finish(ls);
+            return;
+        }
+        size_t i;
+        json_t *ev;
+        json_array_foreach(page, i, ev) {
+            size_t len = 0;
+            ls->last_seq = json_integer_value(json_object_get(ev, "seq"));
+            char *chunk = campaign_log_event_new(ls->render, ev, &len);
+            if (!put(ls, chunk, len)) break;
+        }
+        json_decref(page);
+    }
+}
+
+/* Runs the pump; frees the stream afterwards if it ended or closed meanwhile. */
+static void pump(log_stream *ls) {
+    ls->busy = true;
+    pump_pages(ls);
+    ls->busy = false;
+    if (ls->ended || ls->closed) log_stream_free(ls);
+}
+
+static void on_drain(http_request *req, void *arg) {
+    (void)req;
+    log_stream *ls = arg;
+    ls->waiting_drain = false;
+    pump(ls);
+}
+
+static void on_close(http_request *req, void *arg) {
+    log_stream *ls = arg;
+    ls->closed = true;
+    if (!ls->ended) {
+        ls->ended = true;
+        http_stream_end(req);
+    }
+    if (!ls->busy) log_stream_free(ls);
+}
+
+/* The format query parameter: 0 with *f, -1 (answered 400). */
+static int log_format(http_request *req, campaign_log_format *f) {
+    char name[16] = "jsonl";
+    const char *q = req->query;
+    for (const char *p = q; p && *p;) {
+        if (strncmp(p, "format=", 7) == 0) {
+            size_t len = strcspn(p + 7, "&");
+            snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1),
+                     p + 7);
+            if (len >= sizeof name) name[0] = '\0';
+        }
+        p = strchr(p, '&');
+        if (p) p++;
+    }
+    if (campaign_log_format_parse(name, f) == 0) return 0;
+    api_error e = {0};
+    api_error_set(&e, 400, "invalid_field",
+                  json_pack("{s:s, s:s}", "field", "format", "expected", "jsonl, markdown or html"),
+                  "query parameter 'format' must be jsonl, markdown or html");
+    respond_error(req, &e);
+    return -1;
+}
+
+void api_get_log(api_ctx *ctx, http_request *req, const route_match *m) {
+    campaign_log_format f;
+    if (log_format(req, &f) != 0) return;
+    session_row s;
+    if (!load_readable_session(ctx, req, m->params[0], &s)) return;
+    log_stream *ls = calloc(1, sizeof *ls);
+    if (ls) ls->render = campaign_log_new(f, s.id);
+    if (!ls || !ls->render) {
+        session_row_clear(&s);
+        if (ls) log_stream_free(ls);
+        respond_simple_error(req, 500, "internal_error", "out of memory");
+        return;
+    }
+    ls->ctx = ctx;
+    ls->req = req;
+    snprintf(ls->id, sizeof ls->id, "%s", s.id);
+    ls->end_seq = s.version;
+    session_row_clear(&s);
+    static const http_stream_callbacks cbs = {on_drain, on_close};
+    if (http_stream_start(req, 200, campaign_log_content_type(f), NULL, &cbs, ls) != 0) {
+        log_stream_free(ls);
+        respond_simple_error(req, 503, "shutting_down", "the log could not be streamed");
+        return;
+    }
+    size_t len = 0;
+    ls->busy = true;
+    char *chunk = campaign_log_begin_new(ls->render, &len);
+    put(ls, chunk, len);
+    ls->busy = false;
+    if (ls->closed) {
+        log_stream_free(ls);
+        return;
+    }
+    pump(ls);
+}
