@@ -62,7 +62,8 @@ json_t *odds_enumerate_new(const rules_action *a, const void *decoded, const rul
     while (ok) {
         if (++runs > max_combinations) {
             api_error_set(err, 422, "odds_too_large",
-                          json_pack("{s:I}", "limit", (json_int_t)max_combinations),
+                          json_pack("{s:I, s:I}", "limit", (json_int_t)max_combinations, "dice",
+                                    (json_int_t)dice_source_die_count(ds)),
                           "this action has more than %ld dice combinations to enumerate",
                           max_combinations);
             ok = false;
@@ -81,7 +82,8 @@ json_t *odds_enumerate_new(const rules_action *a, const void *decoded, const rul
             if (1.0 / p > (double)max_combinations) {
                 rules_outcome_clear(&out);
                 api_error_set(err, 422, "odds_too_large",
-                              json_pack("{s:I, s:f}", "limit", (json_int_t)max_combinations,
+                              json_pack("{s:I, s:I, s:f}", "limit", (json_int_t)max_combinations,
+                                        "dice", (json_int_t)dice_source_die_count(ds),
                                         "combinations_at_least", 1.0 / p),
                               "this action has at least %.0f dice combinations; the limit is %ld",
                               1.0 / p, max_combinations);

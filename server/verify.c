@@ -24,7 +24,8 @@ typedef enum { MODE_UNKNOWN, MODE_SERVER, MODE_SEEDED, MODE_MANUAL } dice_mode_v
 struct verifier {
     /* progress */
     int64_t events, last_seq;
-    char head[65];
+    char head[65];          /* the chain so far: hash of the last event that linked */
+    char verified_head[65]; /* hash of the last event that passed every check */
     bool failed;
     int64_t first_bad_seq;
     char reason[512];
@@ -51,6 +52,7 @@ verifier *verifier_new(void) {
     verifier *v = calloc(1, sizeof *v);
     if (!v) return NULL;
     memcpy(v->head, CHAIN_ZERO_HASH, 65);
+    memcpy(v->verified_head, CHAIN_ZERO_HASH, 65);
     v->next_nonce = 1;
     return v;
 }
@@ -409,6 +411,7 @@ void verifier_feed(verifier *v, const json_t *event) {
     } else {
         readjudicate(v, seq, type, actor, data);
     }
+    if (!v->failed) memcpy(v->verified_head, hash, 65);
 }
 
 void verifier_finish(verifier *v, int64_t stored_version, const char *stored_head) {
@@ -436,7 +439,7 @@ bool verifier_ok(const verifier *v) {
 
 json_t *verifier_report_new(const verifier *v) {
     return json_pack("{s:b, s:I, s:s, s:o, s:o, s:I, s:I}", "ok", !v->failed, "events",
-                     (json_int_t)v->events, "head", v->head, "first_bad_seq",
+                     (json_int_t)v->events, "head", v->verified_head, "first_bad_seq",
                      v->failed ? json_integer(v->first_bad_seq) : json_null(), "reason",
                      v->failed ? json_string(v->reason) : json_null(), "dice_checked",
                      (json_int_t)v->dice_checked, "actions_readjudicated", (json_int_t)v->actions);

@@ -56,8 +56,9 @@ def run_verifier(*args, timeout=30):
 class ConfiguredDaemon(Daemon):
     """A Daemon started with --config FILE (the fixture's Daemon takes no config)."""
 
-    def __init__(self, config_text, binary=None):
+    def __init__(self, config_text, binary=None, env=None):
         super().__init__(binary)
+        self.extra_env = dict(env or {})
         self.config = os.path.join(self.workdir, "umpire.toml")
         with open(self.config, "w") as f:
             f.write(config_text)
@@ -70,6 +71,7 @@ class ConfiguredDaemon(Daemon):
             self.port = free_port()
             env = dict(os.environ)
             env.setdefault("UBSAN_OPTIONS", "print_stacktrace=1")
+            env.update(self.extra_env)
             with open(self.stderr_path, "ab") as err, open(self.stdout_path, "ab") as out:
                 err.write(f"--- start on port {self.port} (config)\n".encode())
                 err.flush()
@@ -144,13 +146,20 @@ def assert_report_ok(rep, events=None, head=None, dice_checked=None, actions=Non
             f"actions_readjudicated {rep['actions_readjudicated']} != {actions}: {rep!r}"
 
 
-def assert_report_bad(rep, seq):
+def assert_report_bad(rep, seq, head=None, events=None):
+    """ok false at first_bad_seq == seq with a reason; docs: `head` is then the hash of the
+    last event that verified, `events` counts every event in the log."""
     check_report_shape(rep)
     assert rep["ok"] is False, f"verify should fail at seq {seq}, says ok: {rep!r}"
     assert rep["first_bad_seq"] == seq, \
         f"first_bad_seq {rep['first_bad_seq']!r}, expected {seq}: {rep!r}"
     assert isinstance(rep["reason"], str) and rep["reason"].strip(), \
         f"reason is not a non-empty string: {rep!r}"
+    if head is not None:
+        assert rep["head"] == head, \
+            f"head {rep['head']!r} is not the hash of the last verified event {head}: {rep!r}"
+    if events is not None:
+        assert rep["events"] == events, f"events {rep['events']} != {events}: {rep!r}"
 
 
 def expected_counts(events):
@@ -304,6 +313,7 @@ class SSEClient:
         self.messages = []
         self.comments = []
         self.eof = False
+        self.clean_end = False     # the chunked body's last chunk arrived
         self.error = None
         self.cond = threading.Condition()
         self._reader = None
@@ -369,6 +379,7 @@ class SSEClient:
             line, self.buf = self.buf.split(b"\r\n", 1)
             size = int(line.split(b";")[0].strip() or b"0", 16)
             if size == 0:
+                self.clean_end = True
                 return
             while len(self.buf) < size + 2:
                 self.buf += self._recv()

@@ -62,7 +62,7 @@ def reference_rolls(sid):
             k = kept(vals, t["keep"])
             v = sum(k)
             total += sign * v
-            terms.append(vals)
+            terms.append((vals, v))
             txt = f"{'-' if sign < 0 else ''}{t['term']}: [{','.join(map(str, vals))}]"
             if t["keep"]:
                 txt += " keep " + "+".join(map(str, k))
@@ -84,16 +84,18 @@ def normalise(text, sid):
 
 
 def render_golden(template, ref):
-    """The golden file holds <<rN.total>>, <<rN.summary>>, <<rN.tK>> (the values of dice
-    term K, comma-separated) where the seeded dice show: they depend on the session id,
-    which is random. Filled from the reference die function."""
+    """The golden file holds <<rN.total>>, <<rN.summary>>, <<rN.tK>> / <<rN.tKs>> (the
+    values of dice term K joined by "," / ", ") and <<rN.vK>> (its kept sum) where the
+    seeded dice show: they depend on the session id, which is random. Filled from the
+    reference die function, so the golden also checks every die shown in the diary."""
     out = template
     for i, r in enumerate(ref, 1):
         out = out.replace(f"<<r{i}.summary>>", r["summary"])
         out = out.replace(f"<<r{i}.total>>", str(r["total"]))
-        for k, vals in enumerate(r["terms"], 1):
+        for k, (vals, value) in enumerate(r["terms"], 1):
             out = out.replace(f"<<r{i}.t{k}>>", ",".join(map(str, vals)))
             out = out.replace(f"<<r{i}.t{k}s>>", ", ".join(map(str, vals)))
+            out = out.replace(f"<<r{i}.v{k}>>", str(value))
     return out
 
 

@@ -162,7 +162,7 @@ def test_tamper_edited_die_value(played):
         d["values"][0] = d["values"][0] % 3 + 1 if d["values"][0] != 1 else 2
         db.set_data(sid, k, ev["data"])
     tamper(umpire.daemon, edit)
-    assert_report_bad(get_verify(umpire, sid, ref), k)
+    assert_report_bad(get_verify(umpire, sid, ref), k, head=evs[k - 2]["hash"], events=len(evs))
     assert_report_bad(get_verify(umpire, sid, ref, head=last["head"]), k)
 
 
@@ -171,7 +171,8 @@ def test_tamper_deleted_middle_row(played):
     sid, ref = s["session"]["id"], s["tokens"]["referee"]
     k = 5
     tamper(umpire.daemon, lambda db: db.delete(sid, k))
-    assert_report_bad(get_verify(umpire, sid, ref), k)
+    assert_report_bad(get_verify(umpire, sid, ref), k, head=evs[k - 2]["hash"],
+                      events=len(evs) - 1)
 
 
 def test_tamper_swapped_pair(played):
@@ -185,7 +186,7 @@ def test_tamper_swapped_pair(played):
         db.set_raw_data(sid, k, b)
         db.set_raw_data(sid, k + 1, a)
     tamper(umpire.daemon, swap)
-    assert_report_bad(get_verify(umpire, sid, ref), k)
+    assert_report_bad(get_verify(umpire, sid, ref), k, head=evs[k - 2]["hash"], events=len(evs))
 
 
 def test_tamper_truncated_tail_caught_by_client_head(played):
@@ -204,7 +205,8 @@ def test_tamper_truncated_tail_caught_by_client_head(played):
     if plain["ok"]:
         assert_report_ok(plain, events=n - 2, head=evs[n - 3]["hash"])
     # the client still holds the head of seq n: no event has that hash any more
-    assert_report_bad(get_verify(umpire, sid, ref, head=last["head"]), n - 2 + 1)
+    assert_report_bad(get_verify(umpire, sid, ref, head=last["head"]), n - 2 + 1,
+                      head=evs[n - 3]["hash"], events=n - 2)
     # a head nobody ever had
     assert_report_bad(get_verify(umpire, sid, ref, head="ab" * 32), n - 2 + 1)
 
@@ -253,7 +255,7 @@ def test_forged_rechained_log_seeded_caught_by_dice(played):
     forged, page = umpire.events(sid, ref)
     verify_chain(forged, head=page["head"])          # the chain itself is perfect
     assert page["head"] == new_head["h"] != last["head"]
-    assert_report_bad(get_verify(umpire, sid, ref), k)
+    assert_report_bad(get_verify(umpire, sid, ref), k, head=evs[k - 2]["hash"], events=len(evs))
     # the client's head is gone as well, but the forged seq is the first bad one
     assert_report_bad(get_verify(umpire, sid, ref, head=last["head"]), k)
 
