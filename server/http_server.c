@@ -683,14 +683,12 @@ static req_impl *active_stream(const http_conn *c) {
     return r && r->streaming && r->st_head_sent && !r->answered ? r : NULL;
 }
 
-/* The stream's unwritten bytes: its blocks, plus its writes still in libuv's queue (bytes of
- * earlier answers ahead of them are not counted, hence the min). */
+/* The stream's unwritten bytes: its blocks, plus its writes libuv has not completed (all of
+ * each such write: that memory is held until it completes). So what a stream holds is what this
+ * says, and it stays within write_queue_max_bytes plus the chunk that crossed it. */
 static size_t stream_pending(const http_conn *c, const req_impl *r) {
     size_t n = r->out_bytes;
-    if (c && c->q_head == r && r->st_head_sent) {
-        size_t wq = write_queue_size(c);
-        n += c->st_inflight < wq ? c->st_inflight : wq;
-    }
+    if (c && c->q_head == r && r->st_head_sent) n += c->st_inflight;
     return n;
 }
 
@@ -1793,7 +1791,7 @@ void http_server_shutdown(http_server *s, void (*done)(void *arg), void *arg) {
     while (c) {
         http_conn *next = c->next;
         for (req_impl *r = c->q_head; r; r = r->next)
-            (void)r;
+            if (r->streaming && !r->answered) stream_notify_close(r);
         if (conn_is_idle(c)) conn_close(c);
         c = next;
     }

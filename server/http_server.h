@@ -93,7 +93,13 @@ size_t http_server_connection_count(const http_server *s);
  * A streaming answer is the answer of its request: requests pipelined behind it wait until it
  * has ended (they are still answered in order). Everything runs on the loop thread. The
  * callbacks are only ever called from a loop callback of their own, never from inside a call
- * into this layer, so a callback may call any function here (including http_stream_end). */
+ * into this layer, so a callback may call any function here (including http_stream_end).
+ *
+ * Timeouts: a stream within write_queue_max_bytes is never closed by a timeout (silent between
+ * heartbeats, or a slow reader). One whose unwritten bytes stay over it without write progress
+ * for idle_timeout_ms is dead: the connection is closed and on_close called. A client's EOF alone
+ * does not end a stream (it may be a half-close); a client that has gone is noticed when a write
+ * fails, i.e. by the next write or two (heartbeats bound this). */
 typedef struct http_stream_callbacks {
     /* The stream's unwritten bytes fell to at most half of write_queue_max_bytes after
      * http_stream_write returned 1. Optional. */
@@ -122,7 +128,8 @@ int http_stream_start(http_request *req, int status, const char *content_type,
  * honouring 1. */
 int http_stream_write(http_request *req, const void *data, size_t len);
 
-/* The stream's unwritten bytes (as sent, i.e. with the chunk framing). */
+/* The stream's unwritten bytes: queued and not yet taken by the kernel, chunk framing included
+ * (what the stream holds in memory); 0 once the client is gone. */
 size_t http_stream_pending(const http_request *req);
 
 /* Ends the stream (the zero chunk), then the connection carries on (keep-alive) or closes. req

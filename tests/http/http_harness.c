@@ -16,7 +16,8 @@
  *   GET /firehose   64 KiB chunks (chunk k is 'A' + k % 26) as fast as http_stream_write returns
  *                   0, pausing on 1 until on_drain, forever until closed
  *   GET /stats      200 JSON: connections, streams (active), streams_started, streams_closed
- *                   (on_close calls), drains (on_drain calls)
+ *                   (on_close calls), drains (on_drain calls), max_pending (the largest
+ *                   http_stream_pending seen by a firehose after a write)
  *   anything else   404 in the error envelope
  * SIGTERM / SIGINT: graceful shutdown, exit 0 once it is done. */
 #include "server/http_server.h"
@@ -39,7 +40,7 @@ typedef struct harness {
     http_server *srv;
     uv_signal_t sigterm, sigint;
     int stopping;
-    size_t streams, streams_started, streams_closed, drains;
+    size_t streams, streams_started, streams_closed, drains, max_pending;
 } harness;
 
 typedef enum { ST_CHUNKS, ST_SSE, ST_FIREHOSE } stream_kind;
@@ -160,9 +161,9 @@ static void handle_stats(http_request *req) {
     char json[256];
     snprintf(json, sizeof json,
              "{\"connections\":%zu,\"streams\":%zu,\"streams_started\":%zu,"
-             "\"streams_closed\":%zu,\"drains\":%zu}",
+             "\"streams_closed\":%zu,\"drains\":%zu,\"max_pending\":%zu}",
              http_server_connection_count(H.srv), H.streams, H.streams_started, H.streams_closed,
-             H.drains);
+             H.drains, H.max_pending);
     respond_json(req, 200, json);
 }
 
@@ -216,6 +217,8 @@ static void firehose_run(stream_ctx *s) {
         int rc = http_stream_write(s->req, s->buf, FIREHOSE_CHUNK);
         if (rc < 0) return; /* on_close ends it */
         s->sent++;
+        size_t pending = http_stream_pending(s->req);
+        if (pending > H.max_pending) H.max_pending = pending;
         if (rc == 1) {
             s->paused = 1;
             return;

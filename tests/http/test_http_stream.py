@@ -8,6 +8,7 @@ exit 0 with a stderr free of sanitizer reports.
 import os
 import signal
 import socket
+import struct
 import sys
 import time
 
@@ -20,6 +21,9 @@ start = base.start  # the fixture
 wait_until = base.wait_until
 
 FIREHOSE_CHUNK = 64 * 1024
+WQ_MAX = 262144  # the default write_queue_max_bytes below
+# what a stream may hold: the bound plus the one chunk that crossed it (with its framing)
+STREAM_BOUND = WQ_MAX + FIREHOSE_CHUNK + 16
 # header_timeout_ms idle_timeout_ms max_body max_header max_pipelined max_connections wq_max
 SHORT_IDLE = (1000, 300, 1024, 4096, 4, 64, 262144)
 
@@ -50,13 +54,14 @@ class StreamClient(base.Client):
         assert crlf == b"\r\n", f"chunk not followed by CRLF: {crlf!r}"
         return data
 
-    def read_chunks(self):
-        chunks = []
+    def read_chunks(self, limit=30.0):
+        chunks, deadline = [], time.monotonic() + limit
         while True:
             data = self.read_chunk()
             if not data:
                 return chunks
             chunks.append(data)
+            assert time.monotonic() < deadline, "the stream does not end"
 
     def read_stream_head(self):
         status, headers = self.read_head()
@@ -174,8 +179,8 @@ def test_http10_stream_has_no_length_and_ends_with_close(start):
         assert headers["connection"] == "close"
         assert "transfer-encoding" not in headers and "content-length" not in headers
         c.sock.settimeout(3)
-        body = c.buf
-        while True:
+        body, deadline = c.buf, time.monotonic() + 5
+        while time.monotonic() < deadline:
             data = c.sock.recv(65536)
             if not data:
                 break
@@ -261,6 +266,25 @@ def test_client_disconnect_mid_stream_ends_the_stream(start, target):
     assert r.status == 200
 
 
+@pytest.mark.parametrize("how", ["fin", "reset"])
+@pytest.mark.parametrize("target", ["/stream?chunks=3&bytes=1000", "/sse"])
+def test_client_leaves_while_a_stream_waits_behind_a_slow_answer(start, target, how):
+    # The stream has buffered chunks (and, for /stream, has already ended) but is not at the
+    # head of the queue when the client goes: nothing may leak (checked at teardown).
+    h = start()
+    c = stream_client(h)
+    c.send(f"GET /delay?ms=300 HTTP/1.1\r\nHost: t\r\n\r\nGET {target} HTTP/1.1\r\n"
+           f"Host: t\r\n\r\n".encode())
+    time.sleep(0.15)
+    if how == "reset":
+        c.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    c.close()
+    assert wait_until(lambda: active_streams(h) == 0, 3)
+    time.sleep(0.3)  # the delayed answer arrives for a client that is gone
+    assert wait_until(lambda: h.connections() == 0, 3)
+    assert h.client().get("/echo").status == 200
+
+
 def test_client_that_half_closes_still_gets_the_whole_stream(start):
     h = start()
     c = stream_client(h)
@@ -291,7 +315,9 @@ def test_never_reading_firehose_client_is_cut_off_and_memory_bounded(start):
         time.sleep(0.05)
     assert cut is not None, "the stalled stream was never cut off"
     assert 0.8 <= cut <= 4.0, f"cut off after {cut:.2f} s (idle timeout 1 s)"
-    assert stats(h)["streams_closed"] == 1
+    st = stats(h)
+    assert st["streams_closed"] == 1
+    assert WQ_MAX < st["max_pending"] <= STREAM_BOUND, st
     assert wait_until(lambda: h.connections() == 0, 3)
     peak = max(peak, h.rss_kb())
     assert peak - base_rss < 32 * 1024, f"RSS grew by {peak - base_rss} KiB"
@@ -319,6 +345,7 @@ def test_slow_firehose_reader_is_bounded_paced_and_not_cut_off(start):
     st = stats(h)
     assert st["streams"] == 1 and st["streams_closed"] == 0, st  # still going
     assert st["drains"] >= 1  # paused on 1, resumed by on_drain
+    assert WQ_MAX < st["max_pending"] <= STREAM_BOUND, st
     c.close()
     assert wait_until(lambda: active_streams(h) == 0, 3)
 
@@ -349,6 +376,7 @@ def test_sigterm_ends_an_open_sse_stream_cleanly_and_exits_0(start):
         if not data:
             break
         assert data.startswith(b"data: tick ")
+        assert time.monotonic() - t0 < 3, "the stream goes on after SIGTERM"
     assert c.wait_closed()
     assert c.buf == b""
     assert h.proc.wait(timeout=5) == 0
@@ -365,7 +393,7 @@ def test_sigterm_waits_for_a_stream_its_handler_ends_later(start):
     t0 = time.monotonic()
     h.proc.send_signal(signal.SIGTERM)
     while c.read_chunk():
-        pass
+        assert time.monotonic() - t0 < 3, "the stream goes on after SIGTERM"
     assert time.monotonic() - t0 >= 0.3  # the handler ended it 400 ms after on_close
     r = c.read_response()  # parsed before the shutdown: still answered, then the close
     assert r.json()["query"] == "behind" and r.headers["connection"] == "close"
