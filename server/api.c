@@ -63,6 +63,14 @@ static const char *bearer_token(const http_request *req) {
 }
 
 /* Session ids are 32 lowercase hex digits; anything else cannot name a session. */
+void respond_bad_query(http_request *req, const char *name, const char *expected) {
+    api_error e = {0};
+    api_error_set(&e, 400, "invalid_field",
+                  json_pack("{s:s, s:s}", "field", name, "expected", expected),
+                  "query parameter '%s' must be %s", name, expected);
+    respond_error(req, &e);
+}
+
 bool session_id_valid(const char *id) {
     if (strlen(id) != 32) return false;
     for (; *id; id++)
@@ -262,19 +270,11 @@ static void get_events(api_ctx *ctx, http_request *req, const route_match *m) {
     const char *id = m->params[0];
     int64_t after = 0, limit = 100;
     if (query_int(req->query, "after", 0, INT64_MAX, &after) != 0) {
-        api_error e = {0};
-        api_error_set(&e, 400, "invalid_field",
-                      json_pack("{s:s, s:s}", "field", "after", "expected", "an integer >= 0"),
-                      "query parameter 'after' must be an integer >= 0");
-        respond_error(req, &e);
+        respond_bad_query(req, "after", "an integer >= 0");
         return;
     }
     if (query_int(req->query, "limit", 1, 1000, &limit) != 0) {
-        api_error e = {0};
-        api_error_set(&e, 400, "invalid_field",
-                      json_pack("{s:s, s:s}", "field", "limit", "expected", "1 to 1000"),
-                      "query parameter 'limit' must be an integer from 1 to 1000");
-        respond_error(req, &e);
+        respond_bad_query(req, "limit", "an integer from 1 to 1000");
         return;
     }
     session_row s;

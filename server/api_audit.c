@@ -43,7 +43,9 @@ static void verify_run(uv_work_t *w) {
         if (!page) goto done;
         size_t i, n = json_array_size(page);
         json_t *ev;
-        json_array_foreach(page, i, ev) verifier_feed(v, ev);
+        json_array_foreach(page, i, ev) {
+            verifier_feed(v, ev);
+        }
         if (n) after = json_integer_value(json_object_get(json_array_get(page, n - 1), "seq"));
         json_decref(page);
         if (n < VERIFY_PAGE) break;
@@ -93,11 +95,7 @@ void api_get_verify(api_ctx *ctx, http_request *req, const route_match *m) {
     int got = query_hex64(req->query, "head", vw->head);
     if (got < 0) {
         free(vw);
-        api_error e = {0};
-        api_error_set(&e, 400, "invalid_field",
-                      json_pack("{s:s, s:s}", "field", "head", "expected", "64 hex digits"),
-                      "query parameter 'head' must be a chain head: 64 lowercase hex digits");
-        respond_error(req, &e);
+        respond_bad_query(req, "head", "a chain head: 64 lowercase hex digits");
         return;
     }
     session_row s;

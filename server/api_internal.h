@@ -25,6 +25,8 @@ void respond_json(http_request *req, int status, json_t *body_take, const char *
 void respond_error(http_request *req, api_error *e);
 void respond_simple_error(http_request *req, int status, const char *code, const char *message);
 void respond_no_session(http_request *req);
+/* 400 invalid_field for a query parameter: details {"field": name, "expected": expected}. */
+void respond_bad_query(http_request *req, const char *name, const char *expected);
 
 bool session_id_valid(const char *id);
 /* 1 to go on with role set; 0 when it has answered (404/401/503). */

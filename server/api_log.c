@@ -113,11 +113,7 @@ static int log_format(http_request *req, campaign_log_format *f) {
         if (p) p++;
     }
     if (campaign_log_format_parse(name, f) == 0) return 0;
-    api_error e = {0};
-    api_error_set(&e, 400, "invalid_field",
-                  json_pack("{s:s, s:s}", "field", "format", "expected", "jsonl, markdown or html"),
-                  "query parameter 'format' must be jsonl, markdown or html");
-    respond_error(req, &e);
+    respond_bad_query(req, "format", "jsonl, markdown or html");
     return -1;
 }
 
