@@ -17,7 +17,7 @@ typedef struct log_stream {
     campaign_log *render;
     char id[33];
     int64_t last_seq, end_seq; /* the log as it stood when the request came */
-    bool waiting_drain, busy, closed, ended;
+    bool waiting_drain, ended;
     bool dead; /* a write found the client gone: on_close follows */
 } log_stream;
 
@@ -46,7 +46,7 @@ static void finish(log_stream *ls) {
 }
 
 static void pump_pages(log_stream *ls) {
-    while (!ls->waiting_drain && !ls->closed && !ls->ended && !ls->dead) {
+    while (!ls->waiting_drain && !ls->ended && !ls->dead) {
         if (ls->last_seq >= ls->end_seq) {
             finish(ls);
             return;
@@ -73,12 +73,11 @@ static void pump_pages(log_stream *ls) {
     }
 }
 
-/* Runs the pump; frees the stream afterwards if it ended or closed meanwhile. */
+/* Runs the pump; frees the stream once it has ended (the HTTP layer never calls on_close from
+ * inside a call into it, so ls stays valid throughout). */
 static void pump(log_stream *ls) {
-    ls->busy = true;
     pump_pages(ls);
-    ls->busy = false;
-    if (ls->ended || ls->closed) log_stream_free(ls);
+    if (ls->ended) log_stream_free(ls);
 }
 
 static void on_drain(http_request *req, void *arg) {
@@ -88,14 +87,10 @@ static void on_drain(http_request *req, void *arg) {
     pump(ls);
 }
 
+/* The client went away or the daemon is stopping; called only while the stream is open. */
 static void on_close(http_request *req, void *arg) {
-    log_stream *ls = arg;
-    ls->closed = true;
-    if (!ls->ended) {
-        ls->ended = true;
-        http_stream_end(req);
-    }
-    if (!ls->busy) log_stream_free(ls);
+    http_stream_end(req);
+    log_stream_free(arg);
 }
 
 /* The format query parameter: 0 with *f, -1 (answered 400). */
@@ -142,13 +137,7 @@ void api_get_log(api_ctx *ctx, http_request *req, const route_match *m) {
         return;
     }
     size_t len = 0;
-    ls->busy = true;
     char *chunk = campaign_log_begin_new(ls->render, &len);
     put(ls, chunk, len);
-    ls->busy = false;
-    if (ls->closed) {
-        log_stream_free(ls);
-        return;
-    }
     pump(ls);
 }

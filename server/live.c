@@ -16,8 +16,6 @@ typedef struct subscriber {
     char session_id[33];
     int64_t last_seq;
     bool waiting_drain; /* over the write limit: resume on drain */
-    bool busy;          /* inside catch_up: an on_close now must not free it */
-    bool closed;        /* ended; freed when no longer busy */
 } subscriber;
 
 struct live {
@@ -36,19 +34,11 @@ static void unlink_subscriber(live *l, subscriber *s) {
     l->count--;
 }
 
-static void send_backlog(subscriber *s);
-
 /* Sends what follows last_seq until caught up or the connection is over its write limit. The
- * HTTP layer may end the stream from inside a write (on_close): then s is freed here, after. */
+ * HTTP layer calls on_close only from a loop callback of its own, never from inside a write, so
+ * s stays valid throughout. */
 static void catch_up(subscriber *s) {
-    s->busy = true;
-    send_backlog(s);
-    s->busy = false;
-    if (s->closed) free(s);
-}
-
-static void send_backlog(subscriber *s) {
-    while (!s->waiting_drain && !s->closed) {
+    while (!s->waiting_drain) {
         json_t *page =
             store_events_page_new(s->owner->reader, s->session_id, s->last_seq, LIVE_PAGE);
         if (!page) {
@@ -73,7 +63,10 @@ static void send_backlog(subscriber *s) {
             }
             free(msg);
             free(data);
-            if (rc < 0) break; /* closed: on_close ends the subscriber */
+            if (rc < 0) {
+                json_decref(page);
+                return; /* closed: on_close follows and frees the subscriber */
+            }
             s->last_seq = seq;
             if (rc == 1) s->waiting_drain = true;
             if (rc != 0) break;
@@ -93,8 +86,7 @@ static void on_drain(http_request *req, void *arg) {
 static void on_close(http_request *req, void *arg) {
     subscriber *s = arg;
     unlink_subscriber(s->owner, s);
-    s->closed = true;
-    if (!s->busy) free(s);
+    free(s);
     http_stream_end(req);
 }
 
@@ -120,34 +112,20 @@ void live_subscribe(live *l, http_request *req, const char *session_id, int64_t 
     l->head = s;
     l->count++;
     /* A comment first, so that the client sees the stream is open even before any event. */
-    s->busy = true;
     if (http_stream_write(req, ": stream open\n\n", 15) == 1) s->waiting_drain = true;
-    s->busy = false;
-    if (s->closed) {
-        free(s);
-        return;
-    }
     catch_up(s);
 }
 
 void live_publish(live *l, const char *session_id) {
-    /* catch_up can end (and free) only its own subscriber, so take next first. */
-    for (subscriber *s = l->head, *next; s; s = next) {
-        next = s->next;
+    for (subscriber *s = l->head; s; s = s->next)
         if (strcmp(s->session_id, session_id) == 0) catch_up(s);
-    }
 }
 
 static void on_heartbeat(uv_timer_t *t) {
     live *l = t->data;
-    for (subscriber *s = l->head, *next; s; s = next) {
-        next = s->next;
-        if (s->waiting_drain) continue;
-        s->busy = true;
-        if (http_stream_write(s->req, ": heartbeat\n\n", 13) == 1) s->waiting_drain = true;
-        s->busy = false;
-        if (s->closed) free(s);
-    }
+    for (subscriber *s = l->head; s; s = s->next)
+        if (!s->waiting_drain && http_stream_write(s->req, ": heartbeat\n\n", 13) == 1)
+            s->waiting_drain = true;
 }
 
 live *live_new(uv_loop_t *loop, store_conn *reader) {
