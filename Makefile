@@ -23,6 +23,9 @@ WARN      := -Wall -Wextra -Werror
 CPPFLAGS  := -D_GNU_SOURCE -DUMPIRE_VERSION='"$(VERSION)"' -DUMPIRE_SOURCE_DIR='"$(CURDIR)"' \
              -I. -I$(BUILD)/gen -I$(LLHTTP_INC_DIR)
 ifeq ($(SAN),1)
+# The test build also carries allocation-failure injection (server/fault_inject.h; inert unless
+# UMPIRE_FAIL_ALLOC_AT* is set), so `make test` runs the allocation-failure sweeps.
+CPPFLAGS  += -DUMPIRE_FAULT_INJECTION
 OPT       := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 else
 OPT       := -O2 -g
@@ -45,7 +48,7 @@ LIB_OBJ   := $(LIB_C:%.c=$(BUILD)/obj/%.o) $(LIB_CXX:%.cpp=$(BUILD)/obj/%.o) \
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps run test unit-tests http-tests integration-tests format lint clean check-format
+.PHONY: all deps run test test-build test-run fuzz fuzz-smoke bench format lint clean check-format
 .DEFAULT_GOAL := all
 
 all: $(BUILD)/umpired $(BUILD)/umpire-verify
@@ -112,10 +115,19 @@ test: deps
 
 test-build: $(BUILD)/umpired $(BUILD)/umpire-verify $(UNIT_BIN) $(BUILD)/tests/http_harness
 
+# Python suites: every tests/<dir>/ holding test_*.py (http, integration, fault, hostile, ...).
+PY_SUITES = $(sort $(dir $(wildcard tests/*/test_*.py)))
+
 test-run:
 	@scripts/run-unit-tests $(BUILD)/tests
 	$(TEST_ENV) UMPIRED=$(BUILD)/umpired UMPIRE_VERIFY=$(BUILD)/umpire-verify HTTP_HARNESS=$(BUILD)/tests/http_harness \
-	  $(PYTHON) -m pytest -q -p no:cacheprovider tests/http tests/integration
+	  $(PYTHON) -m pytest -q -p no:cacheprovider $(PY_SUITES)
+	$(MAKE) --no-print-directory fuzz-smoke
+
+# ---- fuzzing (fuzz/fuzz.mk: targets fuzz, fuzz-smoke), benchmark (bench/bench.mk: bench) -----
+fuzz-smoke::
+-include fuzz/fuzz.mk
+-include bench/bench.mk
 
 # ---- style -------------------------------------------------------------------------------
 FORMAT_FILES = $(wildcard server/*.[ch] server/*.cpp protocol/*.[ch] rules/*.[ch] rules/*/*.[ch] \

@@ -1,5 +1,7 @@
 #include "protocol/api_error.h"
 
+#include "protocol/utf8.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,6 +15,9 @@ void api_error_set(api_error *e, int status, const char *code, json_t *details_t
     va_start(ap, fmt);
     vsnprintf(e->message, sizeof e->message, fmt, ap);
     va_end(ap);
+    /* Messages may quote the request (a parser's "near '...'"), and the body must be valid
+     * JSON: jansson refuses invalid UTF-8, and truncation may have cut a sequence. */
+    utf8_sanitize(e->message);
     e->details = details_take;
 }
 

@@ -5,6 +5,7 @@
 #include "protocol/json_in.h"
 #include "protocol/requests.h"
 #include "rules/ruleset.h"
+#include "server/alloc_guard.h"
 #include "server/crypto.h"
 #include "server/log.h"
 
@@ -36,6 +37,11 @@ void respond_json(http_request *req, int status, json_t *body_take, const char *
 }
 
 void respond_error(http_request *req, api_error *e) {
+    if (alloc_guard_failed() && e->status < 500) {
+        /* The request was judged on values jansson could not finish building: say so. */
+        api_error_set(e, 503, "out_of_memory", NULL,
+                      "the daemon ran out of memory reading the request; nothing was written");
+    }
     size_t len;
     char *body = api_error_body_new(e, &len);
     const char *headers = e->status == 401 ? "WWW-Authenticate: Bearer\r\n" : NULL;
@@ -151,6 +157,13 @@ static void submit(api_ctx *ctx, http_request *req, write_job *job) {
     job->done = on_job_done;
     job->user = req;
     job->owner = ctx;
+    if (alloc_guard_failed()) {
+        write_job_free(job);
+        respond_simple_error(
+            req, 503, "out_of_memory",
+            "the daemon ran out of memory reading the request; nothing was written");
+        return;
+    }
     if (writer_submit(ctx->writer, job) != 0) {
         write_job_free(job);
         respond_simple_error(req, 503, "overloaded",
@@ -413,6 +426,7 @@ static bool match_path(const char *pattern, const char *path, route_match *m) {
 
 void api_handle(http_request *req, void *user) {
     api_ctx *ctx = user;
+    alloc_guard_reset();
     route_match m;
     char allow[64] = "";
     for (size_t i = 0; i < NROUTES; i++) {

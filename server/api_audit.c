@@ -1,6 +1,7 @@
 /* The audit endpoints: verify a session's log, and exact odds. Both run on libuv's worker pool
  * (a long log, a large enumeration) and write nothing. */
 #include "protocol/requests.h"
+#include "server/alloc_guard.h"
 #include "server/api_internal.h"
 #include "server/log.h"
 #include "server/odds.h"
@@ -27,6 +28,7 @@ typedef struct verify_work {
 /* Worker thread: its own read connection, one read transaction, so the log is one snapshot. */
 static void verify_run(uv_work_t *w) {
     verify_work *vw = w->data;
+    alloc_guard_reset();
     char err[256];
     store_conn *c = store_conn_open(vw->ctx->db_path, vw->ctx->synchronous,
                                     vw->ctx->busy_timeout_ms, err, sizeof err);
@@ -51,7 +53,8 @@ static void verify_run(uv_work_t *w) {
         if (n < VERIFY_PAGE) break;
     }
     verifier_finish(v, s.version, s.head);
-    vw->report = verifier_report_new(v);
+    /* A verdict reached on incompletely built values is no verdict: answer 503 instead. */
+    if (!alloc_guard_failed()) vw->report = verifier_report_new(v);
 done:
     if (c) store_exec(c, "COMMIT");
     session_row_clear(&s);
@@ -139,8 +142,14 @@ static void odds_work_free(odds_work *ow) {
 
 static void odds_run(uv_work_t *w) {
     odds_work *ow = w->data;
+    alloc_guard_reset();
     rules_ctx ctx = {ow->state, ow->options, ow->actor, ow->unit, NULL};
     ow->answer = odds_enumerate_new(ow->action, ow->decoded, &ctx, ODDS_MAX_COMBINATIONS, &ow->err);
+    if (alloc_guard_failed()) { /* an incomplete distribution is a wrong one */
+        json_decref(ow->answer);
+        ow->answer = NULL;
+        api_error_set(&ow->err, 503, "out_of_memory", NULL, "the daemon ran out of memory");
+    }
 }
 
 static void odds_done(uv_work_t *w, int status) {

@@ -11,9 +11,12 @@
 
 #include "server/config.h"
 
+#include "protocol/utf8.h"
+
 #include "server/toml_shim.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -478,11 +481,60 @@ static int on_entry(void *p, const char *table, const char *key, const toml_shim
     return apply(ctx, k, v, line);
 }
 
+/* What toml++ 3.3 must never see, found by fuzz_config, checked before it does:
+ *  - invalid UTF-8 (toml++ reaches an "unreachable" point: undefined behaviour) and control
+ *    characters other than tab, CR and LF (TOML forbids them everywhere anyway);
+ *  - a table header that does not start with a key, e.g. "[@server]" (toml++ asserts, aborting;
+ *    with NDEBUG: undefined behaviour). Our schema has only scalar keys, so a line starting with
+ *    '[' is always a table header.
+ * 0, or -1 with the line in err. */
+static int check_text(const char *text, size_t len, load_ctx *ctx) {
+    size_t bad;
+    if (!utf8_valid(text, len, &bad)) {
+        uint32_t line = 1;
+        for (size_t i = 0; i < bad; i++)
+            line += text[i] == '\n';
+        fail(ctx, line, "the file is not valid UTF-8");
+        return -1;
+    }
+    int line = 1;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) {
+            fail(ctx, line, "control character 0x%02x is not allowed in TOML", c);
+            return -1;
+        }
+        line += c == '\n';
+    }
+    line = 1;
+    for (size_t i = 0; i < len; i++) {
+        size_t p = i;
+        while (p < len && (text[p] == ' ' || text[p] == '\t'))
+            p++;
+        if (p < len && text[p] == '[') {
+            p++;
+            if (p < len && text[p] == '[') p++;
+            while (p < len && (text[p] == ' ' || text[p] == '\t'))
+                p++;
+            unsigned char c = p < len ? (unsigned char)text[p] : '\0';
+            if (!(isalnum(c) || c == '_' || c == '-' || c == '"' || c == '\'')) {
+                fail(ctx, line, "a table header must start with a table name, like [server]");
+                return -1;
+            }
+        }
+        while (i < len && text[i] != '\n')
+            i++;
+        line++;
+    }
+    return 0;
+}
+
 static int load_text(umpire_config *cfg, const char *text, size_t len, const char *source,
                      char *err, size_t errlen) {
     /* Entries are applied to a copy so that a file with an error changes nothing. */
     umpire_config work = *cfg;
     load_ctx ctx = {.cfg = &work, .source = source, .err = err, .errlen = errlen};
+    if (check_text(text, len, &ctx) != 0) return -1;
     if (toml_shim_walk(text, len, source, on_entry, &ctx, err, errlen) != 0) return -1;
     *cfg = work;
     return 0;

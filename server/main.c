@@ -8,6 +8,7 @@
  * migrations, open the reader connection, start the writer thread, listen. SIGINT/SIGTERM:
  * stop accepting, finish in-flight requests (their writes commit first), stop the writer,
  * close the database, exit 0. */
+#include "server/alloc_guard.h"
 #include "server/api.h"
 #include "server/config.h"
 #include "server/health_check.h"
@@ -214,6 +215,11 @@ static int start_http(daemon_state *d) {
 }
 
 int main(int argc, char **argv) {
+#ifdef UMPIRE_FAULT_INJECTION
+    void fault_inject_install_from_env(void); /* server/fault_inject.h: before any allocation */
+    fault_inject_install_from_env();
+#endif
+    alloc_guard_install(); /* before any jansson value exists */
     static daemon_state d;
     config_set_defaults(&d.cfg);
     int rc = parse_flags(argc, argv, &d.cfg);

@@ -5,6 +5,7 @@
 #include "server/chain.h"
 #include "server/crypto.h"
 #include "server/dice_source.h"
+#include "server/alloc_guard.h"
 #include "server/log.h"
 
 #include <stdio.h>
@@ -74,21 +75,28 @@ static void random_hex(char *out, size_t nbytes) {
     crypto_hex_encode(buf, nbytes, out);
 }
 
-/* Loads the job's session. 1 loaded (the caller clears it); 0 when the job is answered
- * (404, or a storage error). */
-static int load_session(store_conn *conn, write_job *job, session_row *s) {
-    int found = store_session_get(conn, job->session_id, s);
+/* The job's session from the cache, read from the database on a miss. Borrowed: the caller
+ * changes it only after the job's writes succeeded. NULL when the job is answered (404, or a
+ * storage error). */
+static session_row *load_session(store_conn *conn, session_cache *cache, write_job *job) {
+    session_row *cached = session_cache_borrow(cache, job->session_id);
+    if (cached) return cached;
+    session_row row;
+    int found = store_session_get(conn, job->session_id, &row);
     if (found < 0) {
         answer_storage_error(job, conn);
-        return 0;
+        return NULL;
     }
     if (found == 0) {
         api_error err = {0};
         api_error_set(&err, 404, "session_not_found", NULL, "there is no such session");
         answer_error(job, &err);
-        return 0;
+        return NULL;
     }
-    return 1;
+    session_cache_put_take(cache, &row);
+    cached = session_cache_borrow(cache, job->session_id);
+    if (!cached) answer_storage_error(job, conn); /* no memory to cache it */
+    return cached;
 }
 
 /* ---- create ------------------------------------------------------------------------------ */
@@ -245,11 +253,11 @@ static json_t *recorded_action_new(const rules_action *a, const action_envelope 
     return rec;
 }
 
-static void run_action(store_conn *conn, write_job *job) {
+static void run_action(store_conn *conn, session_cache *cache, write_job *job) {
     const action_envelope *env = &job->action;
     api_error err = {0};
-    session_row s;
-    if (!load_session(conn, job, &s)) return;
+    session_row *s = load_session(conn, cache, job);
+    if (!s) return;
     void *decoded = NULL;
     dice_source *ds = NULL;
     rules_outcome out = {0};
@@ -260,7 +268,7 @@ static void run_action(store_conn *conn, write_job *job) {
      * even though expect_version no longer matches. */
     if (job->has_idempotency_key) {
         uint8_t digest[32];
-        int got = store_idem_get(conn, s.id, job->idempotency_key, digest, &stored);
+        int got = store_idem_get(conn, s->id, job->idempotency_key, digest, &stored);
         if (got < 0) goto storage_fail;
         if (got > 0) {
             if (!crypto_ct_equal(digest, job->body_digest, 32)) {
@@ -276,26 +284,26 @@ static void run_action(store_conn *conn, write_job *job) {
             goto done;
         }
     }
-    if (env->has_expect_version && env->expect_version != s.version) {
+    if (env->has_expect_version && env->expect_version != s->version) {
         api_error_set(&err, 409, "version_conflict",
                       json_pack("{s:I, s:I}", "expected", (json_int_t)env->expect_version, "actual",
-                                (json_int_t)s.version),
-                      "the session is at version %lld, not %lld", (long long)s.version,
+                                (json_int_t)s->version),
+                      "the session is at version %lld, not %lld", (long long)s->version,
                       (long long)env->expect_version);
         goto fail;
     }
     const rules_action *action;
     const json_t *unit;
-    if (check_action(&s, job, &action, &unit, &err) != 0) goto fail;
+    if (check_action(s, job, &action, &unit, &err) != 0) goto fail;
     decoded = calloc(1, action->decoded_size);
     if (!decoded) goto storage_fail;
     if (action->decode(env->fields, decoded, &err) != 0) goto fail;
 
-    bool manual = strcmp(s.dice_mode, "manual") == 0;
+    bool manual = strcmp(s->dice_mode, "manual") == 0;
     ds = manual ? dice_source_new_manual(env->dice, env->ndice)
-                : dice_source_new_seeded(s.seed, s.id, (uint64_t)s.next_nonce);
+                : dice_source_new_seeded(s->seed, s->id, (uint64_t)s->next_nonce);
     if (!ds) goto storage_fail;
-    rules_ctx ctx = {s.state, s.options, job->role, unit, ds};
+    rules_ctx ctx = {s->state, s->options, job->role, unit, ds};
     if (action->resolve(&ctx, decoded, &out, &err) != 0) goto fail;
     if (dice_source_unsatisfied(ds)) {
         api_error_set(&err, 422, "dice_required",
@@ -305,7 +313,7 @@ static void run_action(store_conn *conn, write_job *job) {
                       "in order");
         goto fail;
     }
-    const ruleset *rs = ruleset_find(s.ruleset);
+    const ruleset *rs = ruleset_find(s->ruleset);
     json_t *data =
         json_pack("{s:i, s:o, s:o, s:O, s:s}", "ruleset_version", rs->version, "action",
                   recorded_action_new(action, env, decoded), "dice", dice_source_records_new(ds),
@@ -314,17 +322,29 @@ static void run_action(store_conn *conn, write_job *job) {
     if (!events) goto storage_fail;
     if (out.extra_events) json_array_extend(events, out.extra_events);
     written = json_array();
-    int64_t version = s.version;
-    if (append_events(conn, s.id, &version, s.head, job->role, events, written) != 0 ||
-        store_session_update(conn, s.id, version, s.head, out.new_state,
-                             manual ? s.next_nonce : (int64_t)dice_source_next_nonce(ds)) != 0)
+    int64_t version = s->version;
+    int64_t next_nonce = manual ? s->next_nonce : (int64_t)dice_source_next_nonce(ds);
+    char head[65];
+    memcpy(head, s->head, sizeof head);
+    if (append_events(conn, s->id, &version, head, job->role, events, written) != 0 ||
+        store_session_update(conn, s->id, version, head, out.new_state, next_nonce) != 0)
         goto storage_fail;
     answer_json(job, 200,
-                json_pack("{s:I, s:s, s:s, s:O, s:O}", "version", (json_int_t)version, "head",
-                          s.head, "summary", out.summary, "result", out.result, "events", written));
+                json_pack("{s:I, s:s, s:s, s:O, s:O}", "version", (json_int_t)version, "head", head,
+                          "summary", out.summary, "result", out.result, "events", written));
     if (job->status == 200 && job->has_idempotency_key &&
-        store_idem_insert(conn, s.id, job->idempotency_key, job->body_digest, job->body) != 0)
+        store_idem_insert(conn, s->id, job->idempotency_key, job->body_digest, job->body) != 0)
         goto storage_fail;
+    if (alloc_guard_failed()) goto storage_fail; /* something built above may be incomplete */
+    if (job->status == 200) {
+        /* Every write of the job succeeded: the cached row follows. */
+        s->version = version;
+        memcpy(s->head, head, sizeof head);
+        s->next_nonce = next_nonce;
+        json_decref(s->state);
+        s->state = out.new_state;
+        out.new_state = NULL;
+    }
     goto done;
 
 storage_fail:
@@ -339,20 +359,18 @@ done:
     rules_outcome_clear(&out);
     json_decref(events);
     json_decref(written);
-    session_row_clear(&s);
 }
 
 /* ---- reveal ------------------------------------------------------------------------------ */
 
-static void run_reveal(store_conn *conn, write_job *job) {
+static void run_reveal(store_conn *conn, session_cache *cache, write_job *job) {
     api_error err = {0};
-    session_row s;
-    if (!load_session(conn, job, &s)) return;
-    if (strcmp(s.dice_mode, "server") != 0 || !s.has_seed) {
+    session_row *s = load_session(conn, cache, job);
+    if (!s) return;
+    if (strcmp(s->dice_mode, "server") != 0 || !s->has_seed) {
         api_error_set(&err, 409, "not_applicable", NULL,
                       "only server-mode dice have a secret seed to reveal (this session: %s)",
-                      s.dice_mode);
-        session_row_clear(&s);
+                      s->dice_mode);
         answer_error(job, &err);
         return;
     }
@@ -361,39 +379,47 @@ static void run_reveal(store_conn *conn, write_job *job) {
     if (crypto_random_bytes(next_seed, 32) != 0) abort();
     crypto_sha256(next_seed, 32, digest);
     crypto_hex_encode(digest, 32, next_commitment);
-    crypto_hex_encode(s.seed, 32, seed_hex);
-    json_int_t last_nonce = (json_int_t)s.next_nonce - 1;
+    crypto_hex_encode(s->seed, 32, seed_hex);
+    json_int_t last_nonce = (json_int_t)s->next_nonce - 1;
     json_t *events = json_pack("[{s:s, s:{s:s, s:s, s:I, s:s}}]", "type", "dice_seed_revealed",
-                               "data", "seed", seed_hex, "commitment", s.commitment, "last_nonce",
+                               "data", "seed", seed_hex, "commitment", s->commitment, "last_nonce",
                                last_nonce, "next_commitment", next_commitment);
     json_t *written = json_array();
-    int64_t version = s.version;
-    if (append_events(conn, s.id, &version, s.head, "referee", events, written) != 0 ||
-        store_session_update(conn, s.id, version, s.head, s.state, s.next_nonce) != 0 ||
-        store_session_seed_update(conn, s.id, next_seed, next_commitment) != 0) {
+    int64_t version = s->version;
+    char head[65];
+    memcpy(head, s->head, sizeof head);
+    if (append_events(conn, s->id, &version, head, "referee", events, written) != 0 ||
+        store_session_update(conn, s->id, version, head, s->state, s->next_nonce) != 0 ||
+        store_session_seed_update(conn, s->id, next_seed, next_commitment) != 0) {
         answer_storage_error(job, conn);
     } else {
         answer_json(job, 200,
                     json_pack("{s:I, s:s, s:O, s:{s:s, s:s, s:I}, s:{s:s, s:s}}", "version",
-                              (json_int_t)version, "head", s.head, "events", written, "revealed",
-                              "seed", seed_hex, "commitment", s.commitment, "last_nonce",
+                              (json_int_t)version, "head", head, "events", written, "revealed",
+                              "seed", seed_hex, "commitment", s->commitment, "last_nonce",
                               last_nonce, "dice", "mode", "server", "commitment", next_commitment));
+    }
+    if (alloc_guard_failed()) answer_storage_error(job, conn);
+    if (job->status == 200) {
+        s->version = version;
+        memcpy(s->head, head, sizeof head);
+        memcpy(s->seed, next_seed, 32);
+        memcpy(s->commitment, next_commitment, sizeof s->commitment);
     }
     json_decref(events);
     json_decref(written);
-    session_row_clear(&s);
 }
 
-void session_write_run(store_conn *conn, write_job *job) {
+void session_write_run(store_conn *conn, session_cache *cache, write_job *job) {
     switch (job->kind) {
     case WRITE_CREATE_SESSION:
         run_create(conn, job);
         break;
     case WRITE_ACTION:
-        run_action(conn, job);
+        run_action(conn, cache, job);
         break;
     case WRITE_REVEAL:
-        run_reveal(conn, job);
+        run_reveal(conn, cache, job);
         break;
     }
 }

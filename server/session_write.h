@@ -4,9 +4,11 @@
 #ifndef UMPIRE_SESSION_WRITE_H
 #define UMPIRE_SESSION_WRITE_H
 
+#include "server/session_cache.h"
 #include "server/store.h"
 #include "server/writer.h"
 
-void session_write_run(store_conn *conn, write_job *job);
+/* cache: the writer's session rows (server/session_cache.h), updated only on success. */
+void session_write_run(store_conn *conn, session_cache *cache, write_job *job);
 
 #endif

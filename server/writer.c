@@ -1,7 +1,9 @@
 #include "server/writer.h"
 
 #include "protocol/api_error.h"
+#include "server/alloc_guard.h"
 #include "server/log.h"
+#include "server/session_cache.h"
 #include "server/session_write.h"
 
 #include <pthread.h>
@@ -11,6 +13,7 @@
 struct writer {
     uv_loop_t *loop;
     store_conn *conn;
+    session_cache *cache; /* writer thread only */
     int64_t group_max, queue_max;
     uv_thread_t thread;
     uv_async_t async;
@@ -64,7 +67,11 @@ static void run_batch(writer *w, write_job *batch) {
             set_storage_error(j);
             continue;
         }
-        session_write_run(w->conn, j);
+        alloc_guard_reset();
+        session_write_run(w->conn, w->cache, j);
+        /* A jansson allocation that failed inside the job may have left an event incomplete:
+         * never acknowledge it (session_write checks too, before touching its cache). */
+        if (alloc_guard_failed() && j->status >= 200 && j->status <= 299) set_storage_error(j);
         if (j->status < 200 || j->status > 299 || j->replayed)
             store_exec(w->conn, "ROLLBACK TO job");
         store_exec(w->conn, "RELEASE job");
@@ -73,6 +80,8 @@ static void run_batch(writer *w, write_job *batch) {
     if (store_exec(w->conn, "COMMIT") != 0) {
         log_msg(LOG_ERROR, "commit failed: %s", sqlite3_errmsg(w->conn->db));
         store_exec(w->conn, "ROLLBACK");
+        /* Cached rows may hold changes of this batch that never reached the disk. */
+        session_cache_clear(w->cache);
         for (write_job *j = batch; j; j = j->next)
             if (j->status >= 200 && j->status <= 299) set_storage_error(j);
     }
@@ -80,6 +89,7 @@ static void run_batch(writer *w, write_job *batch) {
 
 static void writer_thread(void *arg) {
     writer *w = arg;
+    pthread_setname_np(pthread_self(), "umpire-writer"); /* for top, perf and gdb */
     for (;;) {
         pthread_mutex_lock(&w->mu);
         while (!w->queue_head && !w->stopping)
@@ -136,6 +146,12 @@ writer *writer_new(uv_loop_t *loop, store_conn *conn_take, int64_t group_max, in
     if (!w) return NULL;
     w->loop = loop;
     w->conn = conn_take;
+    w->cache = session_cache_new();
+    if (!w->cache) {
+        store_conn_close(conn_take);
+        free(w);
+        return NULL;
+    }
     w->group_max = group_max > 0 ? group_max : 1;
     w->queue_max = queue_max > 0 ? queue_max : 1;
     pthread_mutex_init(&w->mu, NULL);
@@ -145,6 +161,7 @@ writer *writer_new(uv_loop_t *loop, store_conn *conn_take, int64_t group_max, in
     if (uv_thread_create(&w->thread, writer_thread, w) != 0) {
         uv_close((uv_handle_t *)&w->async, NULL);
         store_conn_close(conn_take);
+        session_cache_free(w->cache);
         free(w);
         return NULL;
     }
@@ -188,6 +205,8 @@ void writer_stop(writer *w, void (*closed)(void *arg), void *arg) {
     on_async(&w->async); /* answer what finished after the last wake-up */
     store_conn_close(w->conn);
     w->conn = NULL;
+    session_cache_free(w->cache);
+    w->cache = NULL;
     w->closed = closed;
     w->closed_arg = arg;
     uv_close((uv_handle_t *)&w->async, on_async_closed);

@@ -555,8 +555,30 @@ static void test_equal(void **state) {
     assert_false(config_equal(&a, &b));
 }
 
+/* Found by fuzz_config: toml++ 3.3 asserted (aborting the daemon) on a table header that does
+ * not start with a key. It must be an ordinary error with its line. */
+static void test_malformed_table_header_is_an_error_not_an_abort(void **state) {
+    (void)state;
+    /* and invalid UTF-8 (toml++ reached an "unreachable" point), and control characters */
+    static const char *const cases[] = {
+        "[@server]\nx = 1\n", "[(server\nlisten = \n", "[server]\nmax_connections = 5\n  [ @log]\n",
+        "[server]\nlisten = \"\xca\xab\xf0\xf0\"\n", "[server]\n\n\x01 = 1\n"};
+    static const int lines[] = {1, 1, 3, 2, 3};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        umpire_config cfg, defaults;
+        char err[256] = "", want[32];
+        config_set_defaults(&cfg);
+        config_set_defaults(&defaults);
+        assert_int_equal(config_load_string(&cfg, cases[i], "bad.toml", err, sizeof err), -1);
+        snprintf(want, sizeof want, "bad.toml:%d:", lines[i]);
+        assert_non_null(strstr(err, want));
+        assert_true(config_equal(&cfg, &defaults));
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_malformed_table_header_is_an_error_not_an_abort),
         cmocka_unit_test(test_key_table),
         cmocka_unit_test(test_every_key_has_a_test_value),
         cmocka_unit_test(test_defaults),

@@ -8,6 +8,7 @@
 #include "protocol/json_in.h"
 #include "protocol/requests.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static json_t *parse(const char *s, api_error *e) {
@@ -101,6 +102,23 @@ static void nul_in_a_string_is_a_field_error(void **state) {
     json_decref(v);
 }
 
+/* Found by fuzz_action_decode: jansson's message quotes the input ("near '...'"); with invalid
+ * UTF-8 there the error body could not be built at all. */
+static void error_body_survives_invalid_utf8_in_the_input(void **state) {
+    (void)state;
+    static const char input[] = "\"\\\xca\xab\xca\x9c";
+    api_error e = {0};
+    assert_null(json_in_parse_object_new(input, sizeof input - 1, &e));
+    size_t len = 0;
+    char *body = api_error_body_new(&e, &len);
+    assert_non_null(body);
+    json_t *back = json_loads(body, 0, NULL);
+    assert_non_null(back);
+    json_decref(back);
+    free(body);
+    api_error_clear(&e);
+}
+
 static void field_errors_name_the_path(void **state) {
     (void)state;
     api_error e = {0};
@@ -183,6 +201,7 @@ int main(void) {
         cmocka_unit_test(non_objects_and_garbage_are_rejected),
         cmocka_unit_test(error_positions_point_at_the_offending_byte),
         cmocka_unit_test(nul_in_a_string_is_a_field_error),
+        cmocka_unit_test(error_body_survives_invalid_utf8_in_the_input),
         cmocka_unit_test(field_errors_name_the_path),
         cmocka_unit_test(good_create_request_decodes),
         cmocka_unit_test(action_envelope_splits_fields),

@@ -1,0 +1,207 @@
+/* fuzz_rules_resolve: the input is a JSON action body (up to the first NUL byte; the bytes after
+ * it are manual dice values when the body has no "dice"). When it decodes for a ruleset action,
+ * it is resolved against a small state (the ruleset's init_state with two units):
+ *   - with a seeded dice source (seed from the input's hash), twice: the results must be equal
+ *     (a rules module is a pure function of state, action and dice);
+ *   - with a manual source from the input's bytes (or the body's "dice");
+ *   - odds_enumerate_new with a cap of 2000 combinations.
+ * encode() of the decoded action must decode again to an equal encoding. Nothing may leak. */
+#include "protocol/json_in.h"
+#include "protocol/requests.h"
+#include "rules/ruleset.h"
+#include "server/dice_source.h"
+#include "server/odds.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ODDS_CAP 2000
+
+#define CHECK(cond)                                                                   \
+    do {                                                                              \
+        if (!(cond)) {                                                                \
+            fprintf(stderr, "fuzz_rules_resolve: invariant failed: %s\n", #cond);     \
+            abort();                                                                  \
+        }                                                                             \
+    } while (0)
+
+static void seed_from(const uint8_t *data, size_t size, uint8_t seed[32]) {
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a, stretched */
+    for (size_t i = 0; i < size; i++) h = (h ^ data[i]) * 1099511628211ULL;
+    for (int i = 0; i < 32; i++) {
+        h = (h ^ (uint64_t)i) * 1099511628211ULL;
+        seed[i] = (uint8_t)(h >> 56);
+    }
+}
+
+static void dump_fail(const char *what, const json_t *a, const json_t *b) {
+    char *sa = a ? json_dumps(a, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+    char *sb = b ? json_dumps(b, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+    fprintf(stderr, "fuzz_rules_resolve: %s\n  first:  %s\n  second: %s\n", what, sa ? sa : "-",
+            sb ? sb : "-");
+    abort();
+}
+
+static int resolve_with(const rules_action *a, const void *decoded, rules_ctx *ctx,
+                        dice_source *ds, rules_outcome *out) {
+    api_error err = {0};
+    ctx->dice = ds;
+    memset(out, 0, sizeof *out);
+    int rc = a->resolve(ctx, decoded, out, &err);
+    if (rc == 0) {
+        CHECK(err.status == 0);
+        CHECK(out->result != NULL && out->new_state != NULL);
+        CHECK(memchr(out->summary, '\0', sizeof out->summary) != NULL);
+        CHECK(out->extra_events == NULL || json_is_array(out->extra_events));
+        json_t *rec = dice_source_records_new(ds);
+        CHECK(json_is_array(rec));
+        json_decref(rec);
+    } else {
+        CHECK(err.status >= 400 && err.status <= 499);
+        rules_outcome_clear(out);
+    }
+    api_error_clear(&err);
+    return rc;
+}
+
+static void run_action(const ruleset *rs, const rules_action *a, const action_envelope *env,
+                       const uint8_t *data, size_t size, const uint8_t *tail, size_t ntail) {
+    void *decoded = calloc(1, a->decoded_size ? a->decoded_size : 1);
+    api_error err = {0};
+    if (!decoded) return;
+    if (a->decode(env->fields, decoded, &err) != 0) {
+        api_error_clear(&err);
+        free(decoded);
+        return;
+    }
+
+    /* Round trip: encode -> decode -> encode gives the same JSON. */
+    json_t *enc = a->encode(decoded);
+    CHECK(enc != NULL);
+    void *again = calloc(1, a->decoded_size ? a->decoded_size : 1);
+    CHECK(again != NULL);
+    if (a->decode(enc, again, &err) != 0) dump_fail("encoding does not decode", enc, NULL);
+    json_t *enc2 = a->encode(again);
+    if (!json_equal(enc, enc2)) dump_fail("encode(decode(encode(x))) != encode(x)", enc, enc2);
+    json_decref(enc2);
+    json_decref(enc);
+    free(again);
+
+    /* A small state: two units on two sides. */
+    json_t *options = json_object();
+    json_t *setup = json_pack("{s:[{s:s, s:s}, {s:s, s:s}]}", "units", "id", "u1", "side", "red",
+                              "id", "u2", "side", "blue");
+    json_t *state = rs->init_state(options, setup, &err);
+    api_error_clear(&err);
+    if (state) {
+        rules_ctx ctx = {state, options, "referee", NULL, NULL};
+        if (env->has_unit) {
+            size_t i;
+            json_t *u;
+            json_array_foreach(json_object_get(state, "units"), i, u) {
+                if (strcmp(json_string_value(json_object_get(u, "id")) ?: "", env->unit) == 0) {
+                    ctx.unit = u;
+                    ctx.actor = i == 0 ? "side:red" : "side:blue";
+                }
+            }
+        }
+
+        uint8_t seed[32];
+        seed_from(data, size, seed);
+        rules_outcome o1, o2;
+        dice_source *d1 = dice_source_new_seeded(seed, "fuzz-session", 1);
+        dice_source *d2 = dice_source_new_seeded(seed, "fuzz-session", 1);
+        CHECK(d1 && d2);
+        int r1 = resolve_with(a, decoded, &ctx, d1, &o1);
+        int r2 = resolve_with(a, decoded, &ctx, d2, &o2);
+        if (r1 != r2) dump_fail("seeded resolve is not deterministic (rc)", NULL, NULL);
+        if (r1 == 0) {
+            if (!json_equal(o1.result, o2.result))
+                dump_fail("seeded resolve is not deterministic", o1.result, o2.result);
+            if (strcmp(o1.summary, o2.summary) != 0)
+                dump_fail("seeded summary is not deterministic", NULL, NULL);
+            if (!json_equal(o1.new_state, o2.new_state))
+                dump_fail("seeded new_state is not deterministic", o1.new_state, o2.new_state);
+            CHECK(dice_source_next_nonce(d1) == dice_source_next_nonce(d2));
+        }
+        rules_outcome_clear(&o1);
+        rules_outcome_clear(&o2);
+        dice_source_free(d1);
+        dice_source_free(d2);
+
+        /* Manual: the body's dice, else the bytes after the NUL (signed, to reach bad values). */
+        int64_t *vals = NULL;
+        size_t nvals = 0;
+        if (env->has_dice) {
+            vals = env->dice;
+            nvals = env->ndice;
+        } else if (ntail > 0) {
+            nvals = ntail > 1000 ? 1000 : ntail;
+            vals = calloc(nvals, sizeof *vals);
+            for (size_t i = 0; vals && i < nvals; i++) vals[i] = (int8_t)tail[i];
+        }
+        dice_source *dm = dice_source_new_manual(vals, vals ? nvals : 0);
+        CHECK(dm != NULL);
+        if (resolve_with(a, decoded, &ctx, dm, &o1) == 0) {
+            json_t *need = dice_source_needed_new(dm);
+            CHECK(json_is_array(need));
+            json_decref(need);
+            (void)dice_source_unsatisfied(dm);
+            (void)dice_source_supplied(dm);
+            for (size_t i = 0; i < dice_source_die_count(dm); i++) {
+                uint64_t nonce;
+                int sides, value;
+                dice_source_die(dm, i, &nonce, &sides, &value);
+                CHECK(sides >= 1 && value >= 1 && value <= sides);
+            }
+        }
+        rules_outcome_clear(&o1);
+        dice_source_free(dm);
+        if (vals != env->dice) free(vals);
+
+        /* Exact odds, capped. */
+        ctx.dice = NULL;
+        json_t *odds = odds_enumerate_new(a, decoded, &ctx, ODDS_CAP, &err);
+        if (odds) {
+            CHECK(json_is_array(json_object_get(odds, "outcomes")));
+            json_int_t n = json_integer_value(json_object_get(odds, "enumerated"));
+            CHECK(n >= 1 && n <= ODDS_CAP);
+        } else {
+            CHECK(err.status >= 400 && err.status <= 499);
+        }
+        json_decref(odds);
+        api_error_clear(&err);
+    }
+    json_decref(state);
+    json_decref(setup);
+    json_decref(options);
+    free(decoded);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    const uint8_t *nul = memchr(data, '\0', size);
+    size_t jlen = nul ? (size_t)(nul - data) : size;
+    const uint8_t *tail = nul ? nul + 1 : NULL;
+    size_t ntail = nul ? size - jlen - 1 : 0;
+
+    api_error err = {0};
+    json_t *body = json_in_parse_object_new((const char *)data, jlen, &err);
+    api_error_clear(&err);
+    if (!body) return 0;
+    action_envelope env;
+    memset(&env, 0, sizeof env);
+    if (action_envelope_decode(body, &env, &err) == 0) {
+        for (size_t i = 0; i < ruleset_count(); i++) {
+            const ruleset *rs = ruleset_at(i);
+            const rules_action *a = ruleset_action(rs, env.type);
+            if (a) run_action(rs, a, &env, data, size, tail, ntail);
+        }
+    }
+    action_envelope_clear(&env);
+    api_error_clear(&err);
+    json_decref(body);
+    return 0;
+}
