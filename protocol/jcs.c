@@ -252,6 +252,24 @@ static void open_container(jcs_walk *w, json_t *v) {
 }
 
 /* Writes a scalar, or opens a container whose elements the main loop then writes. */
+/* Decimal digits of v into out (at least 21 bytes); the length. snprintf was 8% of the
+ * writer's instructions per action (valgrind --tool=callgrind): every event is canonicalised. */
+static int format_integer(char *out, json_int_t v) {
+    char tmp[24];
+    int n = 0, len = 0;
+    /* Work on the negative side: -INT64_MIN does not fit in json_int_t. */
+    json_int_t x = v < 0 ? v : -v;
+    do {
+        tmp[n++] = (char)('0' - (x % 10));
+        x /= 10;
+    } while (x != 0);
+    if (v < 0) out[len++] = '-';
+    while (n > 0)
+        out[len++] = tmp[--n];
+    out[len] = '\0';
+    return len;
+}
+
 static void put_value(jcs_walk *w, json_t *v) {
     char num[32];
     int n;
@@ -264,7 +282,7 @@ static void put_value(jcs_walk *w, json_t *v) {
         put_string(&w->out, json_string_value(v), json_string_length(v));
         break;
     case JSON_INTEGER:
-        n = snprintf(num, sizeof num, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+        n = format_integer(num, json_integer_value(v));
         buf_put(&w->out, num, (size_t)n);
         break;
     case JSON_TRUE:

@@ -15,6 +15,10 @@
  * valid UTF-8; data any JSON value without reals (an object in practice), not NULL.
  * Returns 0, or -1 (out_hex untouched) when data cannot be canonicalised (a real number), an
  * argument is invalid, or on allocation failure. */
+/* The same, given data already in its JCS form (data_jcs, data_len bytes): the writer
+ * canonicalises data once and stores that text too. */
+int chain_event_hash_jcs(const char *prev_hex, int64_t seq, const char *ts, const char *actor,
+                         const char *type, const char *data_jcs, size_t data_len, char out_hex[65]);
 int chain_event_hash(const char *prev_hex, int64_t seq, const char *ts, const char *actor,
                      const char *type, const json_t *data, char out_hex[65]);
 

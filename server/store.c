@@ -1,5 +1,6 @@
 #include "server/store.h"
 
+#include "protocol/jcs.h"
 #include "server/crypto.h"
 
 #include <errno.h>
@@ -31,6 +32,12 @@ static const char *const stmt_sql[ST_COUNT] = {
                     "WHERE session_id = ?1 AND key = ?2",
     [ST_IDEM_INSERT] = "INSERT INTO idempotency (session_id, key, body_digest, response) "
                        "VALUES (?1, ?2, ?3, ?4)",
+    [ST_BEGIN] = "BEGIN IMMEDIATE",
+    [ST_COMMIT] = "COMMIT",
+    [ST_ROLLBACK] = "ROLLBACK",
+    [ST_SAVEPOINT] = "SAVEPOINT job",
+    [ST_RELEASE] = "RELEASE job",
+    [ST_ROLLBACK_TO] = "ROLLBACK TO job",
 };
 
 /* mkdir -p of the directory part of path. */
@@ -107,6 +114,14 @@ int store_exec(store_conn *c, const char *sql) {
     return sqlite3_exec(c->db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
 }
 
+int store_run(store_conn *c, store_stmt_id id) {
+    sqlite3_stmt *st = store_stmt(c, id);
+    if (!st) return -1;
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
 /* Runs a statement expected to finish without rows. */
 static int step_done(sqlite3_stmt *st) {
     int rc = sqlite3_step(st);
@@ -124,9 +139,11 @@ static json_t *column_json(sqlite3_stmt *st, int col) {
     return t ? json_loads(t, 0, NULL) : NULL;
 }
 
-/* JSON text for a column; sorted keys keep stored state stable across runs. */
+/* JSON text for a column: canonical (JCS, sorted keys, compact) — stable across runs, and
+ * faster than jansson's dump; jansson's for values JCS refuses (a real number). */
 static char *dump_json(const json_t *v) {
-    return json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
+    char *s = jcs_dump_new(v, NULL);
+    return s ? s : json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
 }
 
 void session_row_clear(session_row *row) {
@@ -264,15 +281,16 @@ int store_token_role(store_conn *c, const char *session_id, const char *token, c
 
 int store_event_insert(store_conn *c, const char *session_id, const event_row *ev) {
     sqlite3_stmt *st = store_stmt(c, ST_EVENT_INSERT);
-    char *data = dump_json(ev->data);
+    char *data = ev->data_text ? NULL : dump_json(ev->data);
+    const char *text = ev->data_text ? ev->data_text : data;
     int rc = -1;
-    if (st && data) {
+    if (st && text) {
         sqlite3_bind_text(st, 1, session_id, -1, SQLITE_STATIC);
         sqlite3_bind_int64(st, 2, ev->seq);
         sqlite3_bind_text(st, 3, ev->ts, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 4, ev->actor, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 5, ev->type, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 6, data, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 6, text, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 7, ev->prev, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 8, ev->hash, -1, SQLITE_STATIC);
         rc = step_done(st);

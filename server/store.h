@@ -21,6 +21,13 @@ typedef enum {
     ST_EVENTS_PAGE,
     ST_IDEM_GET,
     ST_IDEM_INSERT,
+    /* transaction control, prepared once for the writer's per-job savepoints */
+    ST_BEGIN,
+    ST_COMMIT,
+    ST_ROLLBACK,
+    ST_SAVEPOINT,
+    ST_RELEASE,
+    ST_ROLLBACK_TO,
     ST_COUNT
 } store_stmt_id;
 
@@ -36,8 +43,10 @@ store_conn *store_conn_open(const char *path, const char *synchronous, int64_t b
 void store_conn_close(store_conn *c);
 /* The cached statement, reset and with bindings cleared (prepared on first use). */
 sqlite3_stmt *store_stmt(store_conn *c, store_stmt_id id);
-/* Runs a statement without results (BEGIN, COMMIT, SAVEPOINT ...). 0 or -1. */
+/* Runs a statement without results (pragmas, migrations). 0 or -1. */
 int store_exec(store_conn *c, const char *sql);
+/* Runs one of the cached transaction statements (ST_BEGIN ... ST_ROLLBACK_TO). 0 or -1. */
+int store_run(store_conn *c, store_stmt_id id);
 
 typedef struct session_row {
     char id[33];
@@ -81,6 +90,7 @@ typedef struct event_row {
     int64_t seq;
     const char *ts, *actor, *type, *prev, *hash;
     const json_t *data;
+    const char *data_text; /* data's JSON text if already serialised (JCS), or NULL */
 } event_row;
 int store_event_insert(store_conn *c, const char *session_id, const event_row *ev);
 /* Events after `after`, at most `limit`, as full event objects. New reference; NULL on error. */

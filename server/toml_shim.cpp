@@ -12,6 +12,18 @@
 #define TOML_EXCEPTIONS 0
 // Only the parser is used; skipping the formatters saves compile time.
 #define TOML_ENABLE_FORMATTERS 0
+// toml++ 3.3 checks some of its parser's expectations with assertions that the input can break
+// (found by fuzz_config: a malformed date-time, a table header not starting with a key). As
+// assert() they abort the daemon; under NDEBUG, TOML_ASSERT_ASSUME turns them into "assume",
+// i.e. undefined behaviour. Here an assertion only records that the document broke the parser,
+// and walk() refuses such a document. NDEBUG must stay undefined in this file so that
+// TOML_ASSERT_ASSUME keeps meaning TOML_ASSERT.
+#ifdef NDEBUG
+#undef NDEBUG
+#endif
+static thread_local bool toml_expectation_broken;
+#define TOML_ASSERT(expr)                                                                          \
+    ((expr) ? static_cast<void>(0) : static_cast<void>(toml_expectation_broken = true))
 // Debian's toml++ 3.3 installs <toml++/toml.h>; later releases name the header toml.hpp.
 #if __has_include(<toml++/toml.hpp>)
 #include <toml++/toml.hpp>
@@ -95,7 +107,12 @@ void write_err(char *err, size_t errlen, const char *source, uint32_t line, std:
 
 int walk(const char *text, size_t len, const char *source, toml_shim_entry_fn fn, void *ctx,
          char *err, size_t errlen) {
+    toml_expectation_broken = false;
     toml::parse_result result = toml::parse(std::string_view(text, len), std::string_view(source));
+    if (toml_expectation_broken) {
+        std::snprintf(err, errlen, "%s: not valid TOML (the parser gave up on it)", source);
+        return -2;
+    }
     if (!result) {
         const toml::parse_error &pe = result.error();
         write_err(err, errlen, source, pe.source().begin.line, pe.description());

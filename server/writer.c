@@ -57,13 +57,13 @@ static void set_storage_error(write_job *job) {
 /* Runs one batch in one transaction. Each job in its own savepoint; a job whose status is not
  * 2xx is rolled back alone. If COMMIT fails, every job of the batch reports the failure. */
 static void run_batch(writer *w, write_job *batch) {
-    bool began = store_exec(w->conn, "BEGIN IMMEDIATE") == 0;
+    bool began = store_run(w->conn, ST_BEGIN) == 0;
     for (write_job *j = batch; j; j = j->next) {
         if (!began) {
             set_storage_error(j);
             continue;
         }
-        if (store_exec(w->conn, "SAVEPOINT job") != 0) {
+        if (store_run(w->conn, ST_SAVEPOINT) != 0) {
             set_storage_error(j);
             continue;
         }
@@ -72,14 +72,13 @@ static void run_batch(writer *w, write_job *batch) {
         /* A jansson allocation that failed inside the job may have left an event incomplete:
          * never acknowledge it (session_write checks too, before touching its cache). */
         if (alloc_guard_failed() && j->status >= 200 && j->status <= 299) set_storage_error(j);
-        if (j->status < 200 || j->status > 299 || j->replayed)
-            store_exec(w->conn, "ROLLBACK TO job");
-        store_exec(w->conn, "RELEASE job");
+        if (j->status < 200 || j->status > 299 || j->replayed) store_run(w->conn, ST_ROLLBACK_TO);
+        store_run(w->conn, ST_RELEASE);
     }
     if (!began) return;
-    if (store_exec(w->conn, "COMMIT") != 0) {
+    if (store_run(w->conn, ST_COMMIT) != 0) {
         log_msg(LOG_ERROR, "commit failed: %s", sqlite3_errmsg(w->conn->db));
-        store_exec(w->conn, "ROLLBACK");
+        store_run(w->conn, ST_ROLLBACK);
         /* Cached rows may hold changes of this batch that never reached the disk. */
         session_cache_clear(w->cache);
         for (write_job *j = batch; j; j = j->next)
