@@ -481,75 +481,25 @@ static int on_entry(void *p, const char *table, const char *key, const toml_shim
     return apply(ctx, k, v, line);
 }
 
-/* End of the string starting at t[i] (a quote): the index after its closing delimiter, or len.
- * Basic strings honour backslash escapes; literal ones do not; both may be triple-quoted. */
-static size_t skip_string(const char *t, size_t len, size_t i, uint32_t *line) {
-    char q = t[i];
-    bool triple = i + 2 < len && t[i + 1] == q && t[i + 2] == q;
-    i += triple ? 3 : 1;
-    for (; i < len; i++) {
-        if (t[i] == '\n') {
-            (*line)++;
-            if (!triple) return i; /* unterminated: toml++ reports it */
-        } else if (q == '"' && t[i] == '\\') {
-            i++;
-            if (i < len && t[i] == '\n') (*line)++;
-        } else if (t[i] == q) {
-            if (!triple) return i + 1;
-            if (i + 2 < len && t[i + 1] == q && t[i + 2] == q) return i + 3;
-        }
-    }
-    return len;
-}
-
-/* TOML 1.0 allows non-ASCII only in strings and comments; toml++ 3.3 reaches unreachable code
- * on some non-ASCII characters elsewhere (fuzz_config). 1 with *line of the first, else 0. */
-static int non_ascii_outside_strings(const char *t, size_t len, uint32_t *line_out) {
-    uint32_t line = 1;
-    for (size_t i = 0; i < len;) {
-        unsigned char c = (unsigned char)t[i];
-        if (c == '\n') {
-            line++;
-            i++;
-        } else if (c == '#') {
-            while (i < len && t[i] != '\n')
-                i++;
-        } else if (c == '"' || c == '\'') {
-            i = skip_string(t, len, i, &line);
-        } else if (c >= 0x80) {
-            *line_out = line;
-            return 1;
-        } else {
-            i++;
-        }
-    }
-    return 0;
-}
-
 /* What toml++ 3.3 must never see, found by fuzz_config, checked before it does:
- *  - invalid UTF-8 (toml++ reaches an "unreachable" point: undefined behaviour) and control
- *    characters other than tab, CR and LF (TOML forbids them everywhere anyway);
- *  - a table header that does not start with a key, e.g. "[@server]" (toml++ asserts, aborting;
- *    with NDEBUG: undefined behaviour). Our schema has only scalar keys, so a line starting with
- *    '[' is always a table header.
+ *  - any byte outside ASCII: toml++'s generated whitespace classifier reaches
+ *    __builtin_unreachable() (undefined behaviour) for whole ranges of code points, inside
+ *    strings too, and that macro cannot be overridden. Config files are therefore ASCII; a
+ *    non-ASCII value is written with TOML's \uXXXX escapes in a "basic string";
+ *  - control characters other than tab, CR and LF (TOML forbids them everywhere anyway);
+ *  - a table header that does not start with a key, e.g. "[@server]" (toml++ asserts). Our
+ *    schema has only scalar keys, so a line starting with '[' is always a table header.
  * 0, or -1 with the line in err. */
 static int check_text(const char *text, size_t len, load_ctx *ctx) {
-    size_t bad;
-    if (!utf8_valid(text, len, &bad)) {
-        uint32_t line = 1;
-        for (size_t i = 0; i < bad; i++)
-            line += text[i] == '\n';
-        fail(ctx, line, "the file is not valid UTF-8");
-        return -1;
-    }
-    uint32_t bad_line = 0;
-    if (non_ascii_outside_strings(text, len, &bad_line)) {
-        fail(ctx, bad_line, "non-ASCII characters are allowed only in strings and comments");
-        return -1;
-    }
     int line = 1;
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)text[i];
+        if (c >= 0x80) {
+            fail(ctx, line,
+                 "configuration files must be ASCII; write other characters as \\uXXXX in a "
+                 "\"quoted string\"");
+            return -1;
+        }
         if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) {
             fail(ctx, line, "control character 0x%02x is not allowed in TOML", c);
             return -1;
