@@ -31,6 +31,16 @@ const rules_action *ruleset_action(const ruleset *rs, const char *type) {
     return NULL;
 }
 
+const json_t *rules_state_unit(const json_t *state, const char *id) {
+    size_t i;
+    json_t *u;
+    json_array_foreach(json_object_get(state, "units"), i, u) {
+        const char *uid = json_string_value(json_object_get(u, "id"));
+        if (uid && strcmp(uid, id) == 0) return u;
+    }
+    return NULL;
+}
+
 void rules_outcome_clear(rules_outcome *out) {
     json_decref(out->result);
     json_decref(out->extra_events);

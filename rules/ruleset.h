@@ -77,6 +77,9 @@ typedef struct ruleset {
     json_t *(*init_state)(const json_t *options, const json_t *setup, api_error *err);
 } ruleset;
 
+/* The unit with this id in state.units (the convention above), borrowed; NULL if none. */
+const json_t *rules_state_unit(const json_t *state, const char *id);
+
 const ruleset *ruleset_find(const char *id);
 size_t ruleset_count(void);
 const ruleset *ruleset_at(size_t i);

@@ -251,12 +251,8 @@ void api_post_session_odds(api_ctx *ctx, http_request *req, const route_match *m
     if (!ow || !rs) {
         api_error_set(&err, 500, "internal_error", NULL, "the session's ruleset is unavailable");
     } else if ((rc = decode_odds_action(rs, body, ow, &env, &err)) == 0 && env.has_unit) {
-        size_t i;
-        json_t *u;
-        json_array_foreach(json_object_get(s.state, "units"), i, u) {
-            const char *id = json_string_value(json_object_get(u, "id"));
-            if (id && strcmp(id, env.unit) == 0) ow->unit = json_deep_copy(u);
-        }
+        const json_t *u = rules_state_unit(s.state, env.unit);
+        ow->unit = u ? json_deep_copy(u) : NULL;
         if (!ow->unit) {
             api_error_set(&err, 422, "unknown_unit", json_pack("{s:s}", "unit", env.unit),
                           "there is no unit '%s' in this session", env.unit);

@@ -195,17 +195,6 @@ static void run_create(store_conn *conn, write_job *job) {
 
 /* ---- action ------------------------------------------------------------------------------ */
 
-/* The unit named id in state.units, or NULL. */
-static const json_t *find_unit(const json_t *state, const char *id) {
-    size_t i;
-    json_t *u;
-    json_array_foreach(json_object_get(state, "units"), i, u) {
-        const char *uid = json_string_value(json_object_get(u, "id"));
-        if (uid && strcmp(uid, id) == 0) return u;
-    }
-    return NULL;
-}
-
 /* The checks that precede resolution; 0 to go on, -1 with err set. */
 static int check_action(const session_row *s, const write_job *job, const rules_action **action,
                         const json_t **unit, api_error *err) {
@@ -227,7 +216,7 @@ static int check_action(const session_row *s, const write_job *job, const rules_
     }
     *unit = NULL;
     if (env->has_unit) {
-        *unit = find_unit(s->state, env->unit);
+        *unit = rules_state_unit(s->state, env->unit);
         if (!*unit) {
             api_error_set(err, 422, "unknown_unit", json_pack("{s:s}", "unit", env->unit),
                           "there is no unit '%s' in this session", env->unit);

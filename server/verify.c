@@ -260,11 +260,7 @@ static const char *check_actor(const verifier *v, const char *actor, const json_
     }
     const char *unit_id = str(action, "unit");
     if (!unit_id) return NULL;
-    size_t i;
-    json_t *u;
-    json_array_foreach(json_object_get(v->state, "units"), i, u) {
-        if (strcmp(str(u, "id") ? str(u, "id") : "", unit_id) == 0) *unit = u;
-    }
+    *unit = rules_state_unit(v->state, unit_id);
     if (!*unit) return "the action names a unit that is not in the session";
     if (side && strcmp(str(*unit, "side") ? str(*unit, "side") : "", actor + 5) != 0)
         return "a side acted with a unit of another side";
