@@ -36,8 +36,12 @@ void respond_json(http_request *req, int status, json_t *body_take, const char *
     http_respond_take(req, status, JSON_TYPE, headers, body, strlen(body));
 }
 
+/* True while api_handle runs a route synchronously: only then does the loop thread's
+ * allocation flag describe the request being answered (async completions answer later). */
+static bool handling_request;
+
 void respond_error(http_request *req, api_error *e) {
-    if (alloc_guard_failed() && e->status < 500) {
+    if (handling_request && alloc_guard_failed() && e->status < 500) {
         /* The request was judged on values jansson could not finish building: say so. */
         api_error_set(e, 503, "out_of_memory", NULL,
                       "the daemon ran out of memory reading the request; nothing was written");
@@ -432,7 +436,9 @@ void api_handle(http_request *req, void *user) {
     for (size_t i = 0; i < NROUTES; i++) {
         if (!match_path(routes[i].pattern, req->path, &m)) continue;
         if (strcmp(routes[i].method, req->method) == 0) {
+            handling_request = true;
             routes[i].fn(ctx, req, &m);
+            handling_request = false;
             return;
         }
         size_t len = strlen(allow);
