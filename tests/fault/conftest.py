@@ -1,7 +1,6 @@
 """Fault suites: make the integration harness importable and bound each test's time."""
 
 import os
-import signal
 import sys
 from pathlib import Path
 
@@ -19,12 +18,6 @@ FAULT_TIME_LIMIT = 3600 if (os.environ.get("UMPIRE_FAULT_RUNS")
 
 @pytest.fixture(autouse=True)
 def _fault_time_limit():
-    def on_alarm(signum, frame):
-        raise TimeoutError(f"fault test exceeded {FAULT_TIME_LIMIT} s")
-    old = signal.signal(signal.SIGALRM, on_alarm)
-    signal.alarm(FAULT_TIME_LIMIT)
-    try:
+    from umpire_client import time_limit
+    with time_limit(FAULT_TIME_LIMIT, "fault test"):
         yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)

@@ -1,6 +1,5 @@
 """Fixtures for the hostile-client tests (helpers are in hostile_util.py)."""
 
-import signal
 import sys
 from pathlib import Path
 
@@ -15,15 +14,9 @@ TEST_TIME_LIMIT = 60  # seconds for setup + call + teardown of one test
 
 @pytest.fixture(autouse=True)
 def _time_limit():
-    def on_alarm(signum, frame):
-        raise TimeoutError(f"test exceeded {TEST_TIME_LIMIT} s")
-    old = signal.signal(signal.SIGALRM, on_alarm)
-    signal.alarm(TEST_TIME_LIMIT)
-    try:
+    from umpire_client import time_limit
+    with time_limit(TEST_TIME_LIMIT, "test"):
         yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
 
 
 @pytest.fixture

@@ -1,6 +1,5 @@
 """Fixtures: one real umpired per test (free loopback port, temp SQLite db)."""
 
-import signal
 import sys
 from pathlib import Path
 
@@ -15,16 +14,9 @@ TEST_TIME_LIMIT = 60  # seconds, setup + call + teardown of one test
 
 @pytest.fixture(autouse=True)
 def _time_limit():
-    """Bounds every test (pytest-timeout is not available from Debian's pytest)."""
-    def on_alarm(signum, frame):
-        raise TimeoutError(f"test exceeded {TEST_TIME_LIMIT} s")
-    old = signal.signal(signal.SIGALRM, on_alarm)
-    signal.alarm(TEST_TIME_LIMIT)
-    try:
+    from umpire_client import time_limit
+    with time_limit(TEST_TIME_LIMIT, "test"):
         yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
 
 
 @pytest.fixture

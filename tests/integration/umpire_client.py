@@ -1,6 +1,7 @@
 """Harness for the Umpire integration tests: the daemon process, an HTTP client,
 raw-socket helpers and assertions on the contract's envelopes."""
 
+import contextlib
 import http.client
 import json
 import os
@@ -489,3 +490,18 @@ def raw_request(method, path, headers=(), body=b"", version="HTTP/1.1"):
     if isinstance(body, str):
         body = body.encode("utf-8")
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
+
+
+@contextlib.contextmanager
+def time_limit(seconds, what="test"):
+    """Bounds a test with SIGALRM (Debian's pytest has no pytest-timeout); the fixtures of
+    every suite (integration, fault, hostile) use it."""
+    def on_alarm(signum, frame):
+        raise TimeoutError(f"{what} exceeded {seconds} s")
+    old = signal.signal(signal.SIGALRM, on_alarm)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
