@@ -1,22 +1,18 @@
 #include "protocol/jcs.h"
 
+#include "protocol/utf8.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- growable output buffer ---- */
+/* ---- growable output buffer (jcs_out, protocol/jcs.h) ---- */
 
-typedef struct jcs_buf {
-    char *data;
-    size_t len, cap;
-    int failed; /* an allocation failed or the input cannot be canonicalised */
-} jcs_buf;
+typedef jcs_out jcs_buf;
 
-static int buf_reserve(jcs_buf *b, size_t extra) {
-    if (b->failed) return 0;
-    if (extra <= b->cap - b->len) return 1;
-    size_t cap = b->cap ? b->cap : 256;
+static int buf_grow(jcs_buf *b, size_t extra) {
+    size_t cap = b->cap ? b->cap : 1024;
     while (cap - b->len < extra) {
         if (cap > SIZE_MAX / 2) {
             b->failed = 1;
@@ -34,14 +30,21 @@ static int buf_reserve(jcs_buf *b, size_t extra) {
     return 1;
 }
 
-static void buf_put(jcs_buf *b, const char *s, size_t n) {
+static inline int buf_reserve(jcs_buf *b, size_t extra) {
+    if (b->failed) return 0;
+    if (extra <= b->cap - b->len) return 1;
+    return buf_grow(b, extra);
+}
+
+static inline void buf_put(jcs_buf *b, const char *s, size_t n) {
     if (!buf_reserve(b, n)) return;
     memcpy(b->data + b->len, s, n);
     b->len += n;
 }
 
-static void buf_putc(jcs_buf *b, char c) {
-    buf_put(b, &c, 1);
+static inline void buf_putc(jcs_buf *b, char c) {
+    if (!buf_reserve(b, 1)) return;
+    b->data[b->len++] = c;
 }
 
 /* ---- strings ---- */
@@ -145,6 +148,11 @@ static uint32_t utf16_weight(uint32_t cp) {
 static int utf16_compare(const char *a, size_t an, const char *b, size_t bn) {
     const unsigned char *ua = (const unsigned char *)a, *ub = (const unsigned char *)b;
     size_t i = 0, j = 0;
+    /* ASCII on both sides (every key the daemon writes): byte order is UTF-16 order. */
+    while (i < an && j < bn && ua[i] < 0x80 && ub[j] < 0x80) {
+        if (ua[i] != ub[j]) return ua[i] < ub[j] ? -1 : 1;
+        i++, j++;
+    }
     while (i < an && j < bn) {
         uint32_t wa = utf16_weight(utf8_next(ua, an, &i));
         uint32_t wb = utf16_weight(utf8_next(ub, bn, &j));
@@ -172,30 +180,12 @@ static int member_compare(const void *pa, const void *pb) {
     return (a->key_len > b->key_len) - (a->key_len < b->key_len);
 }
 
-/* The object's members sorted for output; NULL (with *count 0) for an empty object, or on
- * allocation failure (*count nonzero). */
-static jcs_member *sorted_members(json_t *obj, size_t *count) {
-    *count = json_object_size(obj);
-    if (*count == 0) return NULL;
-    jcs_member *m = malloc(*count * sizeof *m);
-    if (!m) return NULL;
-    size_t n = 0;
-    for (void *it = json_object_iter(obj); it && n < *count; it = json_object_iter_next(obj, it)) {
-        m[n].key = json_object_iter_key(it);
-        m[n].key_len = json_object_iter_key_len(it);
-        m[n].value = json_object_iter_value(it);
-        n++;
-    }
-    *count = n;
-    qsort(m, n, sizeof *m, member_compare);
-    return m;
-}
-
 /* ---- the walk: an explicit stack of open arrays and objects instead of recursion ---- */
 
 typedef struct jcs_frame {
     json_t *container;
-    jcs_member *members; /* objects only */
+    int is_object;
+    size_t first; /* objects: their members are pool[first .. first + count) */
     size_t count, next;
 } jcs_frame;
 
@@ -203,7 +193,58 @@ typedef struct jcs_walk {
     jcs_buf out;
     jcs_frame *stack;
     size_t depth, cap;
+    /* The sorted members of every open object, innermost last (a stack, like the frames):
+     * one allocation for the whole walk instead of one per object. */
+    jcs_member *pool;
+    size_t pool_len, pool_cap;
 } jcs_walk;
+
+/* Insertion sort: objects here have a handful of members, where it beats qsort (which
+ * allocates and calls through a pointer per comparison). */
+static void sort_members(jcs_member *m, size_t n) {
+    if (n > 32) {
+        qsort(m, n, sizeof *m, member_compare);
+        return;
+    }
+    for (size_t i = 1; i < n; i++) {
+        jcs_member x = m[i];
+        size_t j = i;
+        while (j > 0 && member_compare(&m[j - 1], &x) > 0) {
+            m[j] = m[j - 1];
+            j--;
+        }
+        m[j] = x;
+    }
+}
+
+/* Pushes the object's members, sorted, onto the pool; 0, or -1 on allocation failure. */
+static int push_members(jcs_walk *w, json_t *obj, size_t *first, size_t *count) {
+    size_t n = json_object_size(obj);
+    if (n > w->pool_cap - w->pool_len) {
+        size_t cap = w->pool_cap ? w->pool_cap : 32;
+        while (cap - w->pool_len < n) {
+            if (cap > SIZE_MAX / 2 / sizeof *w->pool) return -1;
+            cap *= 2;
+        }
+        jcs_member *p = realloc(w->pool, cap * sizeof *p);
+        if (!p) return -1;
+        w->pool = p;
+        w->pool_cap = cap;
+    }
+    jcs_member *m = w->pool + w->pool_len;
+    size_t k = 0;
+    for (void *it = json_object_iter(obj); it && k < n; it = json_object_iter_next(obj, it)) {
+        m[k].key = json_object_iter_key(it);
+        m[k].key_len = json_object_iter_key_len(it);
+        m[k].value = json_object_iter_value(it);
+        k++;
+    }
+    sort_members(m, k);
+    *first = w->pool_len;
+    *count = k;
+    w->pool_len += k;
+    return 0;
+}
 
 static int on_stack(const jcs_walk *w, const json_t *v) {
     for (size_t i = 0; i < w->depth; i++) {
@@ -238,15 +279,13 @@ static void open_container(jcs_walk *w, json_t *v) {
     }
     jcs_frame *f = &w->stack[w->depth];
     f->container = v;
-    f->members = NULL;
+    f->is_object = is_object;
+    f->first = 0;
     f->count = count;
     f->next = 0;
-    if (is_object) {
-        f->members = sorted_members(v, &f->count);
-        if (!f->members) {
-            w->out.failed = 1;
-            return;
-        }
+    if (is_object && push_members(w, v, &f->first, &f->count) != 0) {
+        w->out.failed = 1;
+        return;
     }
     w->depth++;
 }
@@ -303,17 +342,16 @@ static void put_value(jcs_walk *w, json_t *v) {
 /* Writes the next element of the innermost open container, or closes it when it is done. */
 static void step(jcs_walk *w) {
     jcs_frame *f = &w->stack[w->depth - 1];
-    int is_object = json_is_object(f->container);
     if (f->next == f->count) {
-        buf_putc(&w->out, is_object ? '}' : ']');
-        free(f->members);
+        buf_putc(&w->out, f->is_object ? '}' : ']');
+        if (f->is_object) w->pool_len = f->first;
         w->depth--;
         return;
     }
     if (f->next > 0) buf_putc(&w->out, ',');
     json_t *v;
-    if (is_object) {
-        const jcs_member *m = &f->members[f->next];
+    if (f->is_object) {
+        const jcs_member *m = &w->pool[f->first + f->next];
         put_string(&w->out, m->key, m->key_len);
         buf_putc(&w->out, ':');
         v = m->value;
@@ -324,21 +362,67 @@ static void step(jcs_walk *w) {
     put_value(w, v);
 }
 
-char *jcs_dump_new(const json_t *v, size_t *len_out) {
-    if (!v) return NULL;
+/* Appends the canonical form of v to out (out->failed on failure). */
+static void write_value(jcs_out *out, const json_t *v) {
     jcs_walk w = {0};
+    w.out = *out;
     /* jansson's accessors take non-const pointers; nothing here modifies the value. */
     put_value(&w, (json_t *)v);
     while (w.depth > 0 && !w.out.failed)
         step(&w);
-    buf_putc(&w.out, '\0');
-    for (size_t i = 0; i < w.depth; i++)
-        free(w.stack[i].members);
     free(w.stack);
-    if (w.out.failed) {
-        free(w.out.data);
+    free(w.pool);
+    *out = w.out;
+}
+
+char *jcs_dump_new(const json_t *v, size_t *len_out) {
+    if (!v) return NULL;
+    jcs_out out = {0};
+    jcs_out_value(&out, v);
+    return jcs_out_take(&out, len_out);
+}
+
+/* ---- composing canonical text piece by piece ---- */
+
+void jcs_out_raw(jcs_out *out, const char *s, size_t n) {
+    buf_put(out, s, n);
+}
+
+void jcs_out_string(jcs_out *out, const char *s, size_t n) {
+    if (!utf8_valid(s, n, NULL)) {
+        out->failed = 1; /* canonical text is UTF-8 (RFC 8785 section 3.2.2.2) */
+        return;
+    }
+    put_string(out, s, n);
+}
+
+void jcs_out_int(jcs_out *out, int64_t v) {
+    char num[24];
+    int n = format_integer(num, (json_int_t)v);
+    buf_put(out, num, (size_t)n);
+}
+
+void jcs_out_value(jcs_out *out, const json_t *v) {
+    if (!v) {
+        out->failed = 1;
+        return;
+    }
+    write_value(out, v);
+}
+
+char *jcs_out_take(jcs_out *out, size_t *len_out) {
+    buf_putc(out, '\0');
+    if (out->failed) {
+        jcs_out_discard(out);
         return NULL;
     }
-    if (len_out) *len_out = w.out.len - 1;
-    return w.out.data;
+    char *text = out->data;
+    if (len_out) *len_out = out->len - 1;
+    memset(out, 0, sizeof *out);
+    return text;
+}
+
+void jcs_out_discard(jcs_out *out) {
+    free(out->data);
+    memset(out, 0, sizeof *out);
 }

@@ -6,6 +6,11 @@
  * the action. It touches no storage, no clock and no global state, so the same code resolves an
  * action live, replays it from logged dice and enumerates its odds.
  *
+ * States are immutable once made: resolve() never changes ctx->state, ctx->options or ctx->unit
+ * (nor anything reachable from them), and new_state may share unchanged children with ctx->state
+ * (copy-on-write: json_copy() each object or array on the path to a change). A deep copy of a
+ * large state per action was the writer's largest single cost.
+ *
  * State convention the core relies on: state.units is an array of objects, each with a string
  * "id" and "side" (copied from setup.units by init_state), so the core can check that a side's
  * token acts only with its own units. */

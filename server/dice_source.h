@@ -7,6 +7,8 @@
 #define UMPIRE_DICE_SOURCE_H
 
 #include <jansson.h>
+
+#include "protocol/jcs.h"
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -44,6 +46,9 @@ void dice_set_value(dice_source *ds, int64_t value);
 /* The event's `dice` list: [{"purpose","notation","values","value","nonce"}] (manual:
  * "manual": true and no nonce). New reference. */
 json_t *dice_source_records_new(const dice_source *ds);
+/* The same records appended to out in canonical form: byte for byte
+ * jcs_dump_new(dice_source_records_new(ds)), without building the JSON values. */
+void dice_source_records_jcs(const dice_source *ds, jcs_out *out);
 /* The next unused nonce (seeded sources). */
 uint64_t dice_source_next_nonce(const dice_source *ds);
 

@@ -46,34 +46,58 @@ static void answer_storage_error(write_job *job, store_conn *conn) {
     answer_error(job, &e);
 }
 
-/* Appends events [{"type","data"}...] after (version, head) with one actor; updates version and
- * head in place and adds {"seq","type","hash"} for each to `written`. 0 or -1. */
+/* Appends one event after (version, head), its data already in canonical form (hashed, and
+ * stored as it was hashed); updates version and head in place and adds {"hash","seq","type"} of
+ * it to the canonical array `written` (the caller opens and closes it). 0 or -1. */
+static int append_event(store_conn *conn, const char *session_id, int64_t *version, char head[65],
+                        const char *ts, const char *actor, const char *type, const char *data_jcs,
+                        size_t len, jcs_out *written) {
+    char hash[65];
+    int64_t seq = *version + 1;
+    if (!type || !data_jcs || chain_event_hash_jcs(head, seq, ts, actor, type, data_jcs, len, hash))
+        return -1;
+    event_row row = {seq, ts, actor, type, head, hash, NULL, data_jcs};
+    if (store_event_insert(conn, session_id, &row) != 0) return -1;
+    if (written->len > 1) jcs_out_lit(written, ","); /* after the "[" */
+    jcs_out_lit(written, "{\"hash\":\"");
+    jcs_out_raw(written, hash, 64);
+    jcs_out_lit(written, "\",\"seq\":");
+    jcs_out_int(written, seq);
+    jcs_out_lit(written, ",\"type\":");
+    jcs_out_string(written, type, strlen(type));
+    jcs_out_lit(written, "}");
+    *version = seq;
+    memcpy(head, hash, 65);
+    return written->failed ? -1 : 0;
+}
+
+/* Appends events [{"type","data"}...] (a JSON array) with append_event. 0 or -1. */
 static int append_events(store_conn *conn, const char *session_id, int64_t *version, char head[65],
-                         const char *actor, const json_t *events, json_t *written) {
-    char ts[32];
-    log_now_rfc3339(ts);
+                         const char *ts, const char *actor, const json_t *events,
+                         jcs_out *written) {
     size_t i;
     json_t *ev;
     json_array_foreach(events, i, ev) {
-        const char *type = json_string_value(json_object_get(ev, "type"));
-        const json_t *data = json_object_get(ev, "data");
-        char hash[65];
-        int64_t seq = *version + 1;
-        /* data in its canonical form once: hashed, and stored as it was hashed. */
         size_t len = 0;
-        char *data_jcs = type && data ? jcs_dump_new(data, &len) : NULL;
+        char *data_jcs = jcs_dump_new(json_object_get(ev, "data"), &len);
         int rc =
-            data_jcs ? chain_event_hash_jcs(head, seq, ts, actor, type, data_jcs, len, hash) : -1;
-        event_row row = {seq, ts, actor, type, head, hash, data, data_jcs};
-        if (rc == 0) rc = store_event_insert(conn, session_id, &row);
+            append_event(conn, session_id, version, head, ts, actor,
+                         json_string_value(json_object_get(ev, "type")), data_jcs, len, written);
         free(data_jcs);
         if (rc != 0) return -1;
-        json_array_append_new(written, json_pack("{s:I, s:s, s:s}", "seq", (json_int_t)seq, "type",
-                                                 type, "hash", hash));
-        *version = seq;
-        memcpy(head, hash, 65);
     }
     return 0;
+}
+
+/* A 2xx answer from composed canonical text (answer_json's out-of-memory rule if it failed). */
+static void answer_text(write_job *job, int status, jcs_out *text) {
+    free(job->body);
+    job->body = jcs_out_take(text, &job->body_len);
+    if (!job->body) {
+        answer_json(job, status, NULL);
+        return;
+    }
+    job->status = status;
 }
 
 static void random_hex(char *out, size_t nbytes) {
@@ -155,9 +179,12 @@ static void run_create(store_conn *conn, write_job *job) {
     memcpy(row.head, CHAIN_ZERO_HASH, 65);
     log_now_rfc3339(row.created_at);
     int64_t version = 0;
-    json_t *written = json_array();
+    jcs_out written = {0}; /* the answer does not list the creation event */
     int rc = store_session_insert(conn, &row);
-    if (rc == 0) rc = append_events(conn, row.id, &version, row.head, "server", events, written);
+    if (rc == 0)
+        rc = append_events(conn, row.id, &version, row.head, row.created_at, "server", events,
+                           &written);
+    jcs_out_discard(&written);
     row.version = version;
     if (rc == 0) rc = store_session_update(conn, row.id, version, row.head, row.state, 1);
 
@@ -180,7 +207,6 @@ static void run_create(store_conn *conn, write_job *job) {
     }
     json_object_set_new(tokens, "sides", side_tokens);
     json_decref(events);
-    json_decref(written);
     if (rc != 0) {
         json_decref(tokens);
         json_decref(dice);
@@ -257,8 +283,9 @@ static void run_action(store_conn *conn, session_cache *cache, write_job *job) {
     void *decoded = NULL;
     dice_source *ds = NULL;
     rules_outcome out = {0};
-    json_t *events = NULL, *written = NULL;
-    char *stored = NULL;
+    jcs_out written = {0};
+    char *stored = NULL, *result_jcs = NULL, *summary_jcs = NULL, *data_jcs = NULL;
+    size_t result_len = 0, summary_len = 0;
 
     /* The key first: a retry of an action that already succeeded must get its stored answer,
      * even though expect_version no longer matches. */
@@ -309,25 +336,62 @@ static void run_action(store_conn *conn, session_cache *cache, write_job *job) {
                       "in order");
         goto fail;
     }
+    /* The event's data and the answer are composed in canonical form from parts canonicalised
+     * once (the result and the summary appear in both), members in RFC 8785 order:
+     * data {action, dice, result, ruleset_version, summary};
+     * answer {events, head, result, summary, version}. */
     const ruleset *rs = ruleset_find(s->ruleset);
-    json_t *data =
-        json_pack("{s:i, s:o, s:o, s:O, s:s}", "ruleset_version", rs->version, "action",
-                  recorded_action_new(action, env, decoded), "dice", dice_source_records_new(ds),
-                  "result", out.result, "summary", out.summary);
-    events = json_pack("[{s:s, s:o}]", "type", env->type, "data", data);
-    if (!events) goto storage_fail;
-    if (out.extra_events) json_array_extend(events, out.extra_events);
-    written = json_array();
+    json_t *recorded = recorded_action_new(action, env, decoded);
+    jcs_out o = {0};
+    jcs_out_value(&o, out.result);
+    result_jcs = jcs_out_take(&o, &result_len);
+    jcs_out_string(&o, out.summary, strlen(out.summary));
+    summary_jcs = jcs_out_take(&o, &summary_len);
+    jcs_out_lit(&o, "{\"action\":");
+    jcs_out_value(&o, recorded);
+    json_decref(recorded);
+    jcs_out_lit(&o, ",\"dice\":");
+    dice_source_records_jcs(ds, &o);
+    jcs_out_lit(&o, ",\"result\":");
+    if (result_jcs) jcs_out_raw(&o, result_jcs, result_len);
+    jcs_out_lit(&o, ",\"ruleset_version\":");
+    jcs_out_int(&o, rs->version);
+    jcs_out_lit(&o, ",\"summary\":");
+    if (summary_jcs) jcs_out_raw(&o, summary_jcs, summary_len);
+    jcs_out_lit(&o, "}");
+    size_t data_len = 0;
+    data_jcs = jcs_out_take(&o, &data_len);
+    if (!result_jcs || !summary_jcs || !data_jcs) goto storage_fail;
+
     int64_t version = s->version;
     int64_t next_nonce = manual ? s->next_nonce : (int64_t)dice_source_next_nonce(ds);
-    char head[65];
+    char head[65], ts[32];
     memcpy(head, s->head, sizeof head);
-    if (append_events(conn, s->id, &version, head, job->role, events, written) != 0 ||
-        store_session_update(conn, s->id, version, head, out.new_state, next_nonce) != 0)
+    log_now_rfc3339(ts);
+    jcs_out_lit(&written, "[");
+    /* The session row itself is written once per batch (session_cache.h). */
+    if (append_event(conn, s->id, &version, head, ts, job->role, env->type, data_jcs, data_len,
+                     &written) != 0 ||
+        (out.extra_events &&
+         append_events(conn, s->id, &version, head, ts, job->role, out.extra_events, &written)))
         goto storage_fail;
-    answer_json(job, 200,
-                json_pack("{s:I, s:s, s:s, s:O, s:O}", "version", (json_int_t)version, "head", head,
-                          "summary", out.summary, "result", out.result, "events", written));
+    jcs_out_lit(&written, "]");
+    size_t written_len = 0;
+    char *events_jcs = jcs_out_take(&written, &written_len);
+    jcs_out_lit(&o, "{\"events\":");
+    if (events_jcs) jcs_out_raw(&o, events_jcs, written_len);
+    free(events_jcs);
+    jcs_out_lit(&o, ",\"head\":\"");
+    jcs_out_raw(&o, head, 64);
+    jcs_out_lit(&o, "\",\"result\":");
+    jcs_out_raw(&o, result_jcs, result_len);
+    jcs_out_lit(&o, ",\"summary\":");
+    jcs_out_raw(&o, summary_jcs, summary_len);
+    jcs_out_lit(&o, ",\"version\":");
+    jcs_out_int(&o, version);
+    jcs_out_lit(&o, "}");
+    if (!events_jcs) o.failed = 1;
+    answer_text(job, 200, &o);
     if (job->status == 200 && job->has_idempotency_key &&
         store_idem_insert(conn, s->id, job->idempotency_key, job->body_digest, job->body) != 0)
         goto storage_fail;
@@ -340,6 +404,7 @@ static void run_action(store_conn *conn, session_cache *cache, write_job *job) {
         json_decref(s->state);
         s->state = out.new_state;
         out.new_state = NULL;
+        session_cache_mark_dirty(cache, s->id);
     }
     goto done;
 
@@ -353,8 +418,10 @@ done:
     free(decoded);
     dice_source_free(ds);
     rules_outcome_clear(&out);
-    json_decref(events);
-    json_decref(written);
+    jcs_out_discard(&written);
+    free(result_jcs);
+    free(summary_jcs);
+    free(data_jcs);
 }
 
 /* ---- reveal ------------------------------------------------------------------------------ */
@@ -380,20 +447,39 @@ static void run_reveal(store_conn *conn, session_cache *cache, write_job *job) {
     json_t *events = json_pack("[{s:s, s:{s:s, s:s, s:I, s:s}}]", "type", "dice_seed_revealed",
                                "data", "seed", seed_hex, "commitment", s->commitment, "last_nonce",
                                last_nonce, "next_commitment", next_commitment);
-    json_t *written = json_array();
+    jcs_out written = {0};
     int64_t version = s->version;
-    char head[65];
+    char head[65], ts[32];
     memcpy(head, s->head, sizeof head);
-    if (append_events(conn, s->id, &version, head, "referee", events, written) != 0 ||
-        store_session_update(conn, s->id, version, head, s->state, s->next_nonce) != 0 ||
+    log_now_rfc3339(ts);
+    jcs_out_lit(&written, "[");
+    if (append_events(conn, s->id, &version, head, ts, "referee", events, &written) != 0 ||
         store_session_seed_update(conn, s->id, next_seed, next_commitment) != 0) {
         answer_storage_error(job, conn);
     } else {
-        answer_json(job, 200,
-                    json_pack("{s:I, s:s, s:O, s:{s:s, s:s, s:I}, s:{s:s, s:s}}", "version",
-                              (json_int_t)version, "head", head, "events", written, "revealed",
-                              "seed", seed_hex, "commitment", s->commitment, "last_nonce",
-                              last_nonce, "dice", "mode", "server", "commitment", next_commitment));
+        /* {dice, events, head, revealed, version}, in RFC 8785 order. */
+        jcs_out_lit(&written, "]");
+        size_t events_len = 0;
+        char *events_jcs = jcs_out_take(&written, &events_len);
+        jcs_out o = {0};
+        jcs_out_lit(&o, "{\"dice\":{\"commitment\":\"");
+        jcs_out_raw(&o, next_commitment, 64);
+        jcs_out_lit(&o, "\",\"mode\":\"server\"},\"events\":");
+        if (events_jcs) jcs_out_raw(&o, events_jcs, events_len);
+        jcs_out_lit(&o, ",\"head\":\"");
+        jcs_out_raw(&o, head, 64);
+        jcs_out_lit(&o, "\",\"revealed\":{\"commitment\":");
+        jcs_out_string(&o, s->commitment, strlen(s->commitment));
+        jcs_out_lit(&o, ",\"last_nonce\":");
+        jcs_out_int(&o, last_nonce);
+        jcs_out_lit(&o, ",\"seed\":\"");
+        jcs_out_raw(&o, seed_hex, 64);
+        jcs_out_lit(&o, "\"},\"version\":");
+        jcs_out_int(&o, version);
+        jcs_out_lit(&o, "}");
+        if (!events_jcs) o.failed = 1;
+        free(events_jcs);
+        answer_text(job, 200, &o);
     }
     if (alloc_guard_failed()) answer_storage_error(job, conn);
     if (job->status == 200) {
@@ -401,9 +487,10 @@ static void run_reveal(store_conn *conn, session_cache *cache, write_job *job) {
         memcpy(s->head, head, sizeof head);
         memcpy(s->seed, next_seed, 32);
         memcpy(s->commitment, next_commitment, sizeof s->commitment);
+        session_cache_mark_dirty(cache, s->id);
     }
     json_decref(events);
-    json_decref(written);
+    jcs_out_discard(&written);
 }
 
 void session_write_run(store_conn *conn, session_cache *cache, write_job *job) {

@@ -55,11 +55,17 @@ static void set_storage_error(write_job *job) {
 }
 
 /* Runs one batch in one transaction. Each job in its own savepoint; a job whose status is not
- * 2xx is rolled back alone. If COMMIT fails, every job of the batch reports the failure. */
+ * 2xx is rolled back alone. The session rows the batch changed are written at its end
+ * (session_cache.h). If that or COMMIT fails, every job of the batch reports the failure. */
 static void run_batch(writer *w, write_job *batch) {
-    bool began = store_run(w->conn, ST_BEGIN) == 0;
+    bool began = store_run(w->conn, ST_BEGIN) == 0, failed = !began;
     for (write_job *j = batch; j; j = j->next) {
-        if (!began) {
+        /* The job may load its session into a slot whose row has an unwritten change: that
+         * change is written here, before the savepoint, so the job's rollback cannot undo it. */
+        if (!failed && j->kind != WRITE_CREATE_SESSION && j->session_id[0] &&
+            session_cache_make_room(w->cache, w->conn, j->session_id) != 0)
+            failed = true;
+        if (failed) {
             set_storage_error(j);
             continue;
         }
@@ -76,8 +82,11 @@ static void run_batch(writer *w, write_job *batch) {
         store_run(w->conn, ST_RELEASE);
     }
     if (!began) return;
-    if (store_run(w->conn, ST_COMMIT) != 0) {
-        log_msg(LOG_ERROR, "commit failed: %s", sqlite3_errmsg(w->conn->db));
+    alloc_guard_reset();
+    bool flushed = !failed && session_cache_flush(w->cache, w->conn) == 0 && !alloc_guard_failed();
+    if (!flushed || store_run(w->conn, ST_COMMIT) != 0) {
+        log_msg(LOG_ERROR, "%s failed: %s", flushed ? "commit" : "writing the session rows",
+                sqlite3_errmsg(w->conn->db));
         store_run(w->conn, ST_ROLLBACK);
         /* Cached rows may hold changes of this batch that never reached the disk. */
         session_cache_clear(w->cache);

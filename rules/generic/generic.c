@@ -44,9 +44,20 @@ static int roll_decode(const json_t *fields, void *out, api_error *err) {
     return 0;
 }
 
+/* {key: value} pairs set without json_pack's format parsing (this is the per-action path). */
+static json_t *set_str(json_t *obj, const char *key, const char *value) {
+    json_object_set_new_nocheck(obj, key, json_string(value));
+    return obj;
+}
+
+static json_t *set_int(json_t *obj, const char *key, json_int_t value) {
+    json_object_set_new_nocheck(obj, key, json_integer(value));
+    return obj;
+}
+
 static json_t *roll_encode(const void *action) {
     const generic_roll *r = action;
-    return json_pack("{s:s, s:s}", "expr", r->expr, "purpose", r->purpose);
+    return set_str(set_str(json_object(), "expr", r->expr), "purpose", r->purpose);
 }
 
 static int cmp_desc(const void *a, const void *b) {
@@ -55,6 +66,29 @@ static int cmp_desc(const void *a, const void *b) {
 
 static int cmp_asc(const void *a, const void *b) {
     return *(const int *)a - *(const int *)b;
+}
+
+/* Appends s to buf (cap bytes in all), truncating safely. */
+static void say_str(char *buf, size_t cap, const char *s) {
+    size_t len = strlen(buf), n = strlen(s);
+    if (len + 1 >= cap) return;
+    if (n > cap - len - 1) n = cap - len - 1;
+    memcpy(buf + len, s, n);
+    buf[len + n] = '\0';
+}
+
+/* Appends prefix and the decimal v (say's "%s%lld" without printf: this is per die). */
+static void say_int(char *buf, size_t cap, const char *prefix, long long v) {
+    char num[24], *p = num + sizeof num;
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    *--p = '\0';
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0) *--p = '-';
+    say_str(buf, cap, prefix);
+    say_str(buf, cap, p);
 }
 
 /* Appends printf output to the summary, truncating safely. */
@@ -85,16 +119,16 @@ static int roll_term(dice_source *ds, const char *purpose, const notation_term *
     say(parts, cap, "%s%s: [", t->sign < 0 ? "-" : "", t->text);
     for (int i = 0; i < t->count; i++) {
         json_array_append_new(jvalues, json_integer(values[i]));
-        say(parts, cap, i ? ",%d" : "%d", values[i]);
+        say_int(parts, cap, i ? "," : "", values[i]);
     }
-    say(parts, cap, "]");
-    if (t->keep != NOTATION_KEEP_ALL) say(parts, cap, " keep ");
+    say_str(parts, cap, "]");
+    if (t->keep != NOTATION_KEEP_ALL) say_str(parts, cap, " keep ");
     for (int i = 0; i < nkept; i++) {
         *value += kept[i];
         json_array_append_new(jkept, json_integer(kept[i]));
-        if (t->keep != NOTATION_KEEP_ALL) say(parts, cap, i ? "+%d" : "%d", kept[i]);
+        if (t->keep != NOTATION_KEEP_ALL) say_int(parts, cap, i ? "+" : "", kept[i]);
     }
-    say(parts, cap, " = %lld", (long long)*value);
+    say_int(parts, cap, " = ", (long long)*value);
     dice_set_value(ds, *value);
     json_object_set_new(term, "values", jvalues);
     if (t->keep != NOTATION_KEEP_ALL)
@@ -120,7 +154,7 @@ static int roll_resolve(const rules_ctx *ctx, const void *action, rules_outcome 
         const notation_term *t = &n->terms[i];
         say(canonical, sizeof canonical, "%s%s", t->sign < 0 ? "-" : (i ? "+" : ""), t->text);
         if (i) say(parts, sizeof parts, "; ");
-        json_t *term = json_pack("{s:s, s:i}", "term", t->text, "sign", t->sign);
+        json_t *term = set_int(set_str(json_object(), "term", t->text), "sign", t->sign);
         int64_t value;
         if (t->kind == NOTATION_TERM_DICE) {
             if (roll_term(ctx->dice, r->purpose, t, term, parts, sizeof parts, &value) != 0) {
@@ -138,8 +172,8 @@ static int roll_resolve(const rules_ctx *ctx, const void *action, rules_outcome 
         json_array_append_new(terms, term);
         total += t->sign * value;
     }
-    out->result =
-        json_pack("{s:s, s:I, s:o}", "expr", canonical, "total", (json_int_t)total, "terms", terms);
+    out->result = set_int(set_str(json_object(), "expr", canonical), "total", (json_int_t)total);
+    json_object_set_new_nocheck(out->result, "terms", terms);
     /* "knight rolled initiative 2d6+1 = 8 (2d6: [3,4] = 7; +1)"; a long roll is cut, never
      * overrun. */
     out->summary[0] = '\0';
@@ -147,12 +181,13 @@ static int roll_resolve(const rules_ctx *ctx, const void *action, rules_outcome 
     if (strcmp(r->purpose, "roll") != 0) say(out->summary, sizeof out->summary, "%s ", r->purpose);
     say(out->summary, sizeof out->summary, "%s = %lld (%s)", canonical, (long long)total, parts);
 
-    json_t *state = json_deep_copy(ctx->state);
+    /* Copy-on-write (rules/ruleset.h): a shallow copy shares units and the rest unchanged. */
+    json_t *state = json_copy((json_t *)ctx->state);
     json_int_t rolls = json_integer_value(json_object_get(state, "rolls"));
     json_object_set_new(state, "rolls", json_integer(rolls + 1));
+    json_t *last = set_str(set_str(json_object(), "actor", ctx->actor), "purpose", r->purpose);
     json_object_set_new(state, "last_roll",
-                        json_pack("{s:s, s:s, s:s, s:I}", "actor", ctx->actor, "purpose",
-                                  r->purpose, "expr", canonical, "total", (json_int_t)total));
+                        set_int(set_str(last, "expr", canonical), "total", (json_int_t)total));
     out->new_state = state;
     return out->result && state ? 0 : -1;
 }

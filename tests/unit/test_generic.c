@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "protocol/jcs.h"
 #include "rules/ruleset.h"
 #include "server/dice_fair.h"
 
@@ -144,6 +145,61 @@ static void unknown_fields_are_rejected(void **state) {
     free(decoded);
 }
 
+/* The records in canonical form, composed directly, are byte for byte the canonical form of
+ * the JSON records (the writer stores and hashes the former; verify compares the latter). */
+static void records_jcs_matches_records_json(void **state) {
+    (void)state;
+    const int64_t values[] = {4, 2, 5, 1};
+    dice_source *sources[] = {dice_source_new_seeded(seed, "s1", 9),
+                              dice_source_new_manual(values, 4)};
+    for (int k = 0; k < 2; k++) {
+        run r = resolve("3d6kh2+1d4+2", sources[k]);
+        assert_int_equal(r.rc, 0);
+        json_t *json = dice_source_records_new(r.ds);
+        char *want = jcs_dump_new(json, NULL);
+        jcs_out o = {0};
+        dice_source_records_jcs(r.ds, &o);
+        char *got = jcs_out_take(&o, NULL);
+        assert_non_null(want);
+        assert_non_null(got);
+        assert_string_equal(got, want);
+        free(got);
+        free(want);
+        json_decref(json);
+        run_clear(&r);
+    }
+}
+
+/* Copy-on-write states (rules/ruleset.h): the state before the roll is left as it was, and
+ * what did not change is shared, not copied. */
+static void resolve_leaves_the_old_state_alone(void **state) {
+    (void)state;
+    const ruleset *rs = ruleset_find("generic");
+    const rules_action *a = ruleset_action(rs, "roll");
+    void *decoded = calloc(1, a->decoded_size);
+    json_t *fields = json_pack("{s:s}", "expr", "1d6");
+    json_t *before =
+        json_pack("{s:[{s:s, s:s}], s:i}", "units", "id", "u1", "side", "a", "rolls", 3);
+    char *before_text = jcs_dump_new(before, NULL);
+    api_error err = {0};
+    rules_outcome out = {0};
+    assert_int_equal(a->decode(fields, decoded, &err), 0);
+    dice_source *ds = dice_source_new_seeded(seed, "s1", 1);
+    rules_ctx ctx = {before, NULL, "referee", NULL, ds};
+    assert_int_equal(a->resolve(&ctx, decoded, &out, &err), 0);
+    char *after_text = jcs_dump_new(before, NULL);
+    assert_string_equal(after_text, before_text);
+    assert_int_equal(json_integer_value(json_object_get(out.new_state, "rolls")), 4);
+    assert_ptr_equal(json_object_get(out.new_state, "units"), json_object_get(before, "units"));
+    free(before_text);
+    free(after_text);
+    rules_outcome_clear(&out);
+    dice_source_free(ds);
+    json_decref(fields);
+    json_decref(before);
+    free(decoded);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(seeded_roll_uses_consecutive_nonces),
@@ -153,6 +209,8 @@ int main(void) {
         cmocka_unit_test(manual_excess_and_out_of_range_are_unsatisfied),
         cmocka_unit_test(bad_notation_names_its_position),
         cmocka_unit_test(unknown_fields_are_rejected),
+        cmocka_unit_test(records_jcs_matches_records_json),
+        cmocka_unit_test(resolve_leaves_the_old_state_alone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

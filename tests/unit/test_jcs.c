@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -220,14 +221,108 @@ static void test_null_and_cycle(void **state) {
     json_decref(shared);
 }
 
+/* got (taken) equals want. */
+static void expect_text(char *got, const char *want) {
+    assert_non_null(got);
+    assert_string_equal(got, want);
+    free(got);
+}
+
+/* More members than the insertion-sort limit: the qsort path orders them the same way. */
+static void test_many_members(void **state) {
+    (void)state;
+    json_t *obj = json_object();
+    char key[16];
+    for (int i = 59; i >= 0; i--) {
+        snprintf(key, sizeof key, "k%02d", i);
+        json_object_set_new(obj, key, json_integer(i));
+    }
+    json_object_set_new(obj, "\xc3\xa9", json_integer(-1)); /* U+00E9 sorts after ASCII */
+    char *text = jcs_dump_new(obj, NULL);
+    assert_non_null(text);
+    const char *head = "{\"k00\":0,\"k01\":1,";
+    assert_true(strncmp(text, head, strlen(head)) == 0);
+    assert_non_null(strstr(text, "\"k58\":58,\"k59\":59,\"\xc3\xa9\":-1}"));
+    free(text);
+    json_decref(obj);
+}
+
+/* A key that is a prefix of another, and ASCII beside non-ASCII at the same position: the
+ * ASCII fast path of the comparison hands over to the UTF-16 comparison correctly. */
+static void test_prefix_and_mixed_keys(void **state) {
+    (void)state;
+    json_t *obj = json_pack("{s:i, s:i, s:i, s:i}", "ab", 1, "a", 2, "a\xef\xbf\xbd", 3,
+                            "a\xf0\x9f\x98\x80", 4);
+    /* "a" < "ab" < "a"+U+1F600 (surrogate D83D) < "a"+U+FFFD (in UTF-16 order). */
+    expect_text(jcs_dump_new(obj, NULL),
+                "{\"a\":2,\"ab\":1,\"a\xf0\x9f\x98\x80\":4,\"a\xef\xbf\xbd\":3}");
+    json_decref(obj);
+}
+
+/* Composing by hand gives the same text as canonicalising the same value. */
+static void test_out_composes(void **state) {
+    (void)state;
+    jcs_out o = {0};
+    json_t *inner = json_pack("{s:i, s:[i, s]}", "z", 1, "a", 2, "x\n");
+    jcs_out_lit(&o, "{\"a\":");
+    jcs_out_value(&o, inner);
+    jcs_out_lit(&o, ",\"b\":");
+    jcs_out_int(&o, INT64_MIN);
+    jcs_out_lit(&o, ",\"c\":");
+    jcs_out_string(&o, "q\"\x01", 3);
+    jcs_out_lit(&o, "}");
+    size_t len = 0;
+    char *text = jcs_out_take(&o, &len);
+    json_t *whole =
+        json_pack("{s:O, s:I, s:s}", "a", inner, "b", (json_int_t)INT64_MIN, "c", "q\"\x01");
+    char *want = jcs_dump_new(whole, NULL);
+    assert_non_null(text);
+    assert_string_equal(text, want);
+    assert_int_equal(len, strlen(want));
+    assert_null(o.data); /* taken: the buffer is empty again */
+    free(text);
+    free(want);
+    json_decref(whole);
+    json_decref(inner);
+}
+
+/* Any failure sticks: invalid UTF-8, a real, or a NULL value make take return NULL. */
+static void test_out_failure_sticks(void **state) {
+    (void)state;
+    jcs_out o = {0};
+    jcs_out_lit(&o, "[");
+    jcs_out_string(&o, "\xff", 1);
+    jcs_out_lit(&o, "]");
+    assert_null(jcs_out_take(&o, NULL));
+    json_t *real = json_real(1.5);
+    jcs_out_value(&o, real);
+    jcs_out_int(&o, 3);
+    assert_null(jcs_out_take(&o, NULL));
+    jcs_out_value(&o, NULL);
+    assert_null(jcs_out_take(&o, NULL));
+    json_decref(real);
+    /* After a failure the buffer is usable again. */
+    jcs_out_int(&o, 7);
+    expect_text(jcs_out_take(&o, NULL), "7");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rfc8785_sorting), cmocka_unit_test(test_utf16_order),
-        cmocka_unit_test(test_rfc8785_string),  cmocka_unit_test(test_rfc8785_literals),
-        cmocka_unit_test(test_escaping),        cmocka_unit_test(test_key_with_nul),
-        cmocka_unit_test(test_nesting),         cmocka_unit_test(test_deep_nesting),
-        cmocka_unit_test(test_integers),        cmocka_unit_test(test_reals_rejected),
+        cmocka_unit_test(test_rfc8785_sorting),
+        cmocka_unit_test(test_utf16_order),
+        cmocka_unit_test(test_rfc8785_string),
+        cmocka_unit_test(test_rfc8785_literals),
+        cmocka_unit_test(test_escaping),
+        cmocka_unit_test(test_key_with_nul),
+        cmocka_unit_test(test_nesting),
+        cmocka_unit_test(test_deep_nesting),
+        cmocka_unit_test(test_integers),
+        cmocka_unit_test(test_reals_rejected),
         cmocka_unit_test(test_null_and_cycle),
+        cmocka_unit_test(test_many_members),
+        cmocka_unit_test(test_prefix_and_mixed_keys),
+        cmocka_unit_test(test_out_composes),
+        cmocka_unit_test(test_out_failure_sticks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
