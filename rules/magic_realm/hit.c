@@ -5,7 +5,7 @@
  * Smash-Duck); otherwise it undercuts when its time is lower than the maneuver time; otherwise
  * it misses. A declared hit replaces the boxes. DRM (5.4.1, 5.4.2): for each maneuver the attack
  * meets, add the attack time, subtract the maneuver time, and add 4 when it does not intercept;
- * a character who played no maneuver counts as move time 8 (5.4.4). */
+ * a character who played no maneuver counts as move time 8 (5.4.4), and every attack hits him. */
 #include "rules/magic_realm/mr.h"
 
 #include <stdio.h>
@@ -45,13 +45,16 @@ static void terms_for(mr_terms *terms, int time, const mr_maneuver *m, int hit,
                       const char *prefix) {
     char name[40];
     mr_terms_add(terms, "time", time);
-    if (m->present) {
-        snprintf(name, sizeof name, "%smove", prefix);
-        mr_terms_add(terms, name, -m->move_time);
-    } else {
+    if (!m->present) {
+        /* 5.4.4: "as if he had played a move time of 8. EXAMPLE: An attack time of 1 would have
+         * an advantage of 7, subtracting 7 from the roll" - the whole adjustment: a character
+         * in no box has no direction to fail to intercept, so no undercut penalty. */
         snprintf(name, sizeof name, "%sno maneuver (as 8)", prefix);
         mr_terms_add(terms, name, -MR_NO_MANEUVER);
+        return;
     }
+    snprintf(name, sizeof name, "%smove", prefix);
+    mr_terms_add(terms, name, -m->move_time);
     if (hit != MR_HIT_INTERCEPT) {
         snprintf(name, sizeof name, "%sundercut", prefix);
         mr_terms_add(terms, name, 4);

@@ -62,6 +62,11 @@ static mr_unit *roster_get(roster *ro, const json_t *state, const char *id, cons
         free(u);
         return NULL;
     }
+    /* maneuvers until the round's entries say more: a denizen maneuvers at its counter's move
+     * time (its box unknown: declared hits only); a character has none until its entry */
+    if (u->kind == MR_KIND_DENIZEN) u->man = (mr_maneuver){true, MR_BOX_NONE, u->move_time};
+    u->horse_man =
+        (mr_maneuver){u->horse.present && !u->horse.dead, MR_BOX_NONE, u->horse.move_time};
     ro->start_wounds[ro->n] = u->wounds;
     ro->u[ro->n++] = u;
     return u;
