@@ -200,7 +200,8 @@ int mr_attack_resolve(const rules_ctx *ctx, const void *action, rules_outcome *o
             return -1;
         }
         s.attacker = &attacker;
-        if (a->attack.attacker_denizen != MR_UNSET || a->attack.red_side_up != MR_UNSET) {
+        if (a->attack.present &&
+            (a->attack.attacker_denizen != MR_UNSET || a->attack.red_side_up != MR_UNSET)) {
             mr_rule_error(err, "attack",
                           "attack.attacker and attack.red_side_up describe an inline attacker; "
                           "%s is known to the session",
