@@ -84,7 +84,7 @@ json_t *mr_strike_json_new(const mr_strike *s, const mr_strike_result *r) {
     json_object_set_new(o, "attack", a);
     if (s->aim != MR_AIM_NONE)
         json_object_set_new(o, "aim", json_string(s->aim == MR_AIM_HORSE ? "horse" : "rider"));
-    json_object_set_new(o, "hit", json_string(mr_hit_name(s->hit)));
+    if (s->hit != MR_HIT_UNSET) json_object_set_new(o, "hit", json_string(mr_hit_name(s->hit)));
     if (s->hit_rider != MR_HIT_UNSET)
         json_object_set_new(o, "hit_rider", json_string(mr_hit_name(s->hit_rider)));
     if (r->skipped) {
@@ -167,8 +167,10 @@ static void say_outcome(const mr_strike *s, const mr_strike_result *r, char *buf
     const char *who = r->struck_horse ? "the horse" : mr_unit_label(t);
     if (r->armor_piece >= 0) {
         const mr_armor *p = &t->armor[r->armor_piece];
-        mr_say(buf, cap, " on %s armor%s%s", mr_level_name(p->toughness), p->name[0] ? " " : "",
-               p->name);
+        if (p->name[0])
+            mr_say(buf, cap, " on the %s %s", mr_level_name(p->toughness), p->name);
+        else
+            mr_say(buf, cap, " on %s armor", mr_level_name(p->toughness));
     }
     for (int i = 0; i < r->npen; i++) {
         static const char *const words[] = {"stopped", "stopped (1 wound)", "penetrates"};
@@ -221,7 +223,10 @@ void mr_strike_say(const mr_strike *s, const mr_strike_result *r, char *buf, siz
     }
     char terms[200], harm[12], eff[32];
     mr_terms_text(&s->drm, terms, sizeof terms);
-    mr_say(buf, cap, ": DRM %+d (%s)", s->drm.total, terms);
+    if (s->table == MR_TABLE_STANDARD)
+        mr_say(buf, cap, ": no DRM (the basic game's Missile Table)");
+    else
+        mr_say(buf, cap, ": DRM %+d (%s)", s->drm.total, terms);
     mr_harm_text(s->a.harm, s->a.sharpness, harm, sizeof harm);
     if (s->kludge_stars || r->stars_lost_armor) {
         mr_say(buf, cap, "; %s", harm);
