@@ -126,6 +126,10 @@ case("s6-opt-undercut", S, "undercut: +1 -4 +4 = +1: H, H, H, M, M, L (3 or less
 S = "Situation 7"
 ORDER = {"kind": "denizen", "vulnerability": "T", "armored": True, "move_time": 6, "horse": {"move_time": 4}, "aim": "rider"}
 BASHKAR = {"kind": "denizen", "vulnerability": "L", "armored": False, "move_time": 4, "horse": {"move_time": 2}, "aim": "rider"}
+for who, mt in (("warhorse", 4), ("knight", 6)):
+    case(f"s7-std-{who}", S, "STD: both targets are T vulnerability and armored, so with the Light Bow (M basic harm) each attack would require rolling a 1",
+         atk(LIGHT_BOW, {"kind": "denizen", "vulnerability": "T", "armored": True, "move_time": mt}, "intercept", table="standard"),
+         {"drm": 0, "kill_max_roll": 1})
 A = {"horse": "intercept", "rider": "undercut"}; B = {"horse": "undercut", "rider": "intercept"}; CC = {"horse": "undercut", "rider": "undercut"}
 case("s7-order-bow-a", S, "(A) +1 -4 and +1 -6 +4 = -4 DRM, roll 3 or less to kill", atk(LIGHT_BOW, ORDER, A), {"drm": -4, "kill_max_roll": 3})
 case("s7-order-bow-b", S, "(B) +1 -4 +4 and +1 -6 = -4 DRM, roll 3 or less to kill", atk(LIGHT_BOW, ORDER, B), {"drm": -4, "kill_max_roll": 3})
