@@ -261,7 +261,7 @@ int mr_attack_resolve(const rules_ctx *ctx, const void *action, rules_outcome *o
     mr_strike_say(&s, &r, out->summary, sizeof out->summary);
     const mr_unit *units[2] = {&target, &attacker};
     out->new_state = mr_state_with_units_new(ctx->state, units, 2);
-    return out->result && out->new_state ? 0 : -1;
+    return mr_finish(out, err);
 }
 
 /* ---- run --------------------------------------------------------------------------------- */
@@ -302,5 +302,5 @@ int mr_run_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out,
     out->summary[0] = '\0';
     mr_stumble_say(&st, acting, out->summary, sizeof out->summary);
     out->new_state = json_copy((json_t *)ctx->state);
-    return out->result && out->new_state ? 0 : -1;
+    return mr_finish(out, err);
 }

@@ -452,6 +452,8 @@ void mr_round_odds_finish(json_t *answer);
 void mr_say(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* "white-knight" for a unit, "the target" inline. */
 const char *mr_unit_label(const mr_unit *u);
+/* 0 when the outcome is complete (result and new state built), else -1 with 503 out_of_memory. */
+int mr_finish(rules_outcome *out, api_error *err);
 /* 422 rules error with details {"field": field} (and the rule in the message). */
 void mr_rule_error(api_error *err, const char *field, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -409,7 +409,7 @@ static int resolve_round(const rules_ctx *ctx, const mr_round_action *ra, round_
                             "attacks", attacks, "effects", effects_new(w));
     out->new_state =
         mr_state_with_units_new(ctx->state, (const mr_unit *const *)w->ro.u, (size_t)w->ro.n);
-    return out->result && out->new_state ? 0 : -1;
+    return mr_finish(out, err);
 }
 
 int mr_round_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out, api_error *err) {

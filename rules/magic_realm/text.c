@@ -56,3 +56,10 @@ void mr_rule_error(api_error *err, const char *field, const char *fmt, ...) {
     api_error_set(err, 422, "rules_violation", json_pack("{s:s}", "field", field ? field : ""),
                   "%s", msg);
 }
+
+int mr_finish(rules_outcome *out, api_error *err) {
+    if (out->result && out->new_state) return 0;
+    if (!err->status)
+        api_error_set(err, 503, "out_of_memory", NULL, "the daemon ran out of memory");
+    return -1;
+}

@@ -320,7 +320,8 @@ int mr_unit_load(const json_t *state, const char *id, const char *field, mr_unit
 
 json_t *mr_state_with_units_new(const json_t *state, const mr_unit *const *units, size_t n) {
     json_t *ns = json_copy((json_t *)state); /* shallow: shares every child */
-    json_t *arr = json_copy(json_object_get(state, "units"));
+    json_t *old = json_object_get(state, "units");
+    json_t *arr = json_is_array(old) ? json_copy(old) : json_array();
     if (!ns || !arr) {
         json_decref(ns);
         json_decref(arr);
