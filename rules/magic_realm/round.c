@@ -21,8 +21,6 @@ typedef struct round_work {
     roster ro;
     mr_strike strikes[MR_COMBAT_MAX * MR_ATTACKS_MAX];
     mr_strike_result results[MR_COMBAT_MAX * MR_ATTACKS_MAX];
-    const mr_hit_spec *declared[MR_COMBAT_MAX * MR_ATTACKS_MAX];
-    char fields[MR_COMBAT_MAX * MR_ATTACKS_MAX][64];
     int nstrikes;
     mr_stumble runs[MR_RUNS_MAX];
     mr_attacker_ref attackers[MR_ATTACKERS_MAX];
@@ -262,8 +260,6 @@ static int add_strike(const rules_ctx *ctx, const mr_round_action *ra, round_wor
         s->alerted = spec->alerted == 1;
         snprintf(s->name, sizeof s->name, "%s", spec->name);
     }
-    snprintf(w->fields[k], sizeof w->fields[k], "%s", field);
-    w->declared[k] = hit;
     char af[80];
     snprintf(af, sizeof af, "%s.aim", field);
     if (mr_pick_aim(s, requested_aim, denizen, af, err) != 0) return -1;
