@@ -205,7 +205,14 @@ const ruleset ruleset_magic_realm = {
         "2nd edition or the basic game's table as options), horse and rider, penetration of a "
         "character's armor by missiles, and whole melee rounds with every DRM fixed at hit "
         "determination. Actions: attack (inline for odds, or between units of a session), run, "
-        "round (referee). Odds answer rolls r = 1..6 with p_kill / p_success.",
+        "round (referee). Odds answer rolls r = 1..6 with p_kill / p_success. Setup units: "
+        "characters {\"kind\": \"character\", vulnerability, armor?: [{toughness M|H|T, "
+        "state?: intact|damaged|destroyed, protects?: [thrust, swing, smash], name?}], horse?: "
+        "{vulnerability, move_time, armored?, name?}, flying?, name?}; denizens {\"kind\": "
+        "\"denizen\", vulnerability, armored?, move_time, attack: {kind?, harm, sharpness?, "
+        "time, length?}, other_side?: {attack, move_time}, flying?, red_side_up? (Tremendous "
+        "monsters), horse?, name?}; a unit without kind takes no part in combat. Details: "
+        "docs/rules/magic-realm.md.",
     .actions = mr_actions,
     .nactions = sizeof mr_actions / sizeof mr_actions[0],
     .options_fields = mr_option_fields,

@@ -180,6 +180,36 @@ static void stumble_table_rows(void **state) {
     assert_int_equal(t, 10);
 }
 
+/* The article's general claims about the tables. */
+static void the_articles_rules_of_thumb(void **state) {
+    (void)state;
+    /* Situation 3: "An attack that intercepts and has an attack time equal to or faster than the
+     * target's move time never has its basic harm decreased"; the Fumble table raises harm by at
+     * most two levels and lowers it "down to no effect". */
+    for (int t = 0; t <= 8; t++)
+        for (int m = t; m <= 8; m++)
+            for (int r = 1; r <= 6; r++) {
+                mr_effect e = mr_table_effect(MR_TABLE_FUMBLE, r + t - m);
+                assert_int_equal(e.kind, MR_EFFECT_SHIFT);
+                assert_true(e.shift >= 0 && e.shift <= 2);
+            }
+    assert_int_equal(mr_table_effect(MR_TABLE_FUMBLE, 6 + 4).kind, MR_EFFECT_NEGLIGIBLE);
+    /* Situation 6: the Optional Missile Table raises or lowers harm by up to three levels */
+    for (int a = -12; a <= 20; a++) {
+        mr_effect e = mr_table_effect(MR_TABLE_REVISED, a);
+        assert_true(e.shift >= -3 && e.shift <= 3);
+    }
+    /* Situation 2: against a single opponent he is faster than, he always gets away (his
+     * Stumble roll is always 6 or less) */
+    for (int m = 0; m <= 7; m++)
+        for (int a = m + 1; a <= 8; a++) {
+            mr_stumble st = {.move_time = m};
+            mr_attacker_ref one = {"", a, false, false};
+            mr_stumble_prepare(&st, &one, 1);
+            assert_true(6 + st.drm.total <= 6);
+        }
+}
+
 /* ---- the rules' own examples ------------------------------------------------------------- */
 
 static const char *const NO_SETUP = "{}";
@@ -1087,6 +1117,7 @@ int main(void) {
         cmocka_unit_test(revised_missile_table_rows),
         cmocka_unit_test(standard_missile_table_rows),
         cmocka_unit_test(stumble_table_rows),
+        cmocka_unit_test(the_articles_rules_of_thumb),
         cmocka_unit_test(example_5_1_1_stumble),
         cmocka_unit_test(example_5_1_3_flying),
         cmocka_unit_test(example_5_4_1_time_advantage),
