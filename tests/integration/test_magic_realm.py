@@ -275,3 +275,17 @@ def test_inline_odds_take_options(umpire):
     assert_error(umpire.post("/v1/rulesets/magic-realm/odds",
                              dict(bow, options={"missile_table": "fourth"})), 400,
                  "invalid_field", "options.missile_table")
+
+
+def test_inline_round_odds_with_setup(umpire):
+    """A round's odds without a session: the setup rides along. The M2 Bat lines up on Move 5
+    (2 - 5 = -3) against intact H armor: a wound on every roll, the armor destroyed on 1-4."""
+    body = {"type": "round", "setup": SHARKS["session"]["setup"], "combatants": [
+        {"unit": "white-knight", "maneuver": {"box": "dodge", "move_time": 5}},
+        {"unit": "bat-1", "box": "swing", "target": "white-knight"}]}
+    ans = expect(umpire.post("/v1/rulesets/magic-realm/odds", body), 200)
+    wk = ans["units"]["white-knight"]
+    assert wk["p_wounded"] == 1.0 and wk["p_killed"] == 0.0
+    destroyed = sum(o["count"] for o in ans["outcomes"]
+                    if o["result"]["effects"][0]["armor"] == ["destroyed"])
+    assert Fraction(destroyed, ans["of"]) == Fraction(16, 36)
