@@ -4,9 +4,11 @@
 #include <string.h>
 
 extern const ruleset ruleset_generic;
+extern const ruleset ruleset_magic_realm;
 
 static const ruleset *const registry[] = {
     &ruleset_generic,
+    &ruleset_magic_realm,
 };
 
 #define REGISTRY_SIZE (sizeof registry / sizeof registry[0])
