@@ -276,6 +276,41 @@ static void reader_errors_are_exact(void **state) {
     json_decref(v);
 }
 
+/* The _take variant hands the parsed body itself over as the fields (no copy); the const one
+ * leaves its body alone. Both give the same envelope. */
+static void action_envelope_take_reuses_the_body(void **state) {
+    (void)state;
+    static const char text[] = "{\"type\":\"roll\",\"expect_version\":3,\"unit\":\"u1\","
+                               "\"dice\":[4,2],\"expr\":\"2d6\",\"purpose\":\"hit\"}";
+    api_error e = {0};
+    json_t *body = parse(text, &e);
+    action_envelope copied, taken;
+    assert_int_equal(action_envelope_decode(body, &copied, &e), 0);
+    assert_int_equal(json_object_size(body), 6);
+    assert_ptr_not_equal(copied.fields, body);
+    assert_int_equal(action_envelope_decode_take(body, &taken, &e), 0);
+    assert_ptr_equal(taken.fields, body); /* owned by the envelope now */
+    assert_true(json_equal(copied.fields, taken.fields));
+    assert_int_equal(json_object_size(taken.fields), 2);
+    assert_string_equal(taken.type, copied.type);
+    assert_string_equal(taken.unit, "u1");
+    assert_int_equal(taken.expect_version, 3);
+    assert_int_equal(taken.ndice, 2);
+    action_envelope_clear(&copied);
+    action_envelope_clear(&taken);
+
+    /* On failure the body is released too (the leak checker of the test build would see it). */
+    body = parse("{\"type\":\"roll\",\"dice\":[1,\"2\"]}", &e);
+    assert_int_equal(action_envelope_decode_take(body, &taken, &e), -1);
+    assert_string_equal(json_string_value(json_object_get(e.details, "field")), "dice[1]");
+    api_error_clear(&e);
+    body = parse("{\"expr\":\"2d6\"}", &e);
+    assert_int_equal(action_envelope_decode_take(body, &taken, &e), -1);
+    assert_string_equal(e.message, "field 'type' must be a string of at most 48 bytes");
+    assert_null(taken.fields);
+    api_error_clear(&e);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(duplicate_keys_are_rejected),
@@ -288,6 +323,7 @@ int main(void) {
         cmocka_unit_test(good_create_request_decodes),
         cmocka_unit_test(action_envelope_splits_fields),
         cmocka_unit_test(reader_errors_are_exact),
+        cmocka_unit_test(action_envelope_take_reuses_the_body),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
