@@ -101,7 +101,10 @@ void respond_no_session(http_request *req) {
 }
 
 /* Authenticates the request for a session. Writes the role ("referee" / "side:x", or "" for an
- * anonymous reader of a public session). 1 to go on; 0 when it has answered (404/401/503). */
+ * anonymous reader of a public session). 1 to go on; 0 when it has answered (404/401/503).
+ * A token already found in the database is answered from ctx->tokens: a cached token proves the
+ * session exists, so 404 and 401 come out as before; an unknown token always asks the
+ * database. */
 int authorize(api_ctx *ctx, http_request *req, const char *id, bool public_ok, char *role,
               size_t rolelen) {
     if (!session_id_valid(id)) {
@@ -110,6 +113,11 @@ int authorize(api_ctx *ctx, http_request *req, const char *id, bool public_ok, c
     }
     const char *token = bearer_token(req);
     role[0] = '\0';
+    uint8_t digest[32];
+    if (token) {
+        crypto_sha256(token, strlen(token), digest);
+        if (token_cache_get(ctx->tokens, id, digest, role, rolelen)) return 1;
+    }
     int found = store_token_role(ctx->reader, id, token, role, rolelen);
     if (found == STORE_NO_SESSION) {
         respond_no_session(req);
@@ -129,6 +137,8 @@ int authorize(api_ctx *ctx, http_request *req, const char *id, bool public_ok, c
         respond_simple_error(req, 401, "unauthorized", "the token is not one of this session's");
         return 0;
     }
+    /* Found in the database: true for good (server/token_cache.h), so remembered. */
+    token_cache_put(ctx->tokens, id, digest, role);
     return 1;
 }
 
