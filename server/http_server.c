@@ -19,6 +19,7 @@
 #endif
 #include "server/http_server.h"
 
+#include "server/http_framing.h"
 #include "server/log.h"
 
 #include <llhttp.h>
@@ -1275,20 +1276,11 @@ static int scan_fail(http_conn *c, int status, const char *reason) {
     return 0;
 }
 
-/* llhttp's default (loose) build accepts a bare LF ending the request line or the head, and
- * obs-fold continuation lines; other parsers on the path may frame such requests differently.
- * So every byte outside the body is checked here: LF only after CR, CR only before LF, and no
- * line starting with SP/HT. Also counts the head's raw size. */
+/* Every byte outside the body goes through the framing checks llhttp's loose build does not
+ * make (server/http_framing.h), once. Also counts the head's raw size. */
 static int scan_framing(http_conn *c, const char *from, const char *to) {
-    for (const char *p = from; p < to; p++) {
-        unsigned char ch = (unsigned char)*p;
-        unsigned char prev = c->scan_prev;
-        if (prev == '\r' && ch != '\n') return scan_fail(c, 400, "bare CR");
-        if (ch == '\n' && prev != '\r') return scan_fail(c, 400, "bare LF");
-        if ((ch == ' ' || ch == '\t') && prev == '\n')
-            return scan_fail(c, 400, "obsolete line folding");
-        c->scan_prev = ch;
-    }
+    const char *bad = http_framing_check(from, to, &c->scan_prev);
+    if (bad) return scan_fail(c, 400, bad);
     if (c->phase != PH_HEAD || from == to) return 1;
     if (!c->head_started) {
         c->head_started = 1;
