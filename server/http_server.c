@@ -78,8 +78,7 @@ struct req_impl {
     segment seg;
     size_t seg_start;
     size_t target_off;
-    uint32_t hdr_off[MAX_HEADERS][2];
-    size_t nhdr;
+    size_t nhdr; /* headers complete (name and value) */
     http_header *headers;
     char *body;
     size_t body_cap;
@@ -533,10 +532,38 @@ static long seg_finish(req_impl *r, int trim_ows) {
     return (long)r->seg_start;
 }
 
+/* The NUL-terminated string at *p, moving *p past it; NULL when none ends before end. */
+static const char *arena_next(const char **p, const char *end) {
+    const char *s = *p;
+    if (s >= end) return NULL;
+    size_t room = (size_t)(end - s);
+    size_t n = strnlen(s, room);
+    if (n == room) return NULL;
+    *p = s + n + 1;
+    return s;
+}
+
+/* Points r->headers at the names and values. The callbacks finish the head's strings one after
+ * the other in the arena: the target, then each header's name and its value. Walking them keeps
+ * no table of offsets in req_impl (a table for MAX_HEADERS made every request a >1 KiB
+ * allocation, which glibc serves by consolidating its fast bins first). -1 if the arena does
+ * not hold exactly that. */
+static int req_index_headers(req_impl *r, size_t head_end) {
+    const char *p = r->arena + r->target_off, *end = r->arena + head_end;
+    if (!arena_next(&p, end)) return -1; /* the target */
+    for (size_t i = 0; i < r->nhdr; i++) {
+        r->headers[i].name = arena_next(&p, end);
+        r->headers[i].value = arena_next(&p, end);
+        if (!r->headers[i].name || !r->headers[i].value) return -1;
+    }
+    return p == end ? 0 : -1;
+}
+
 /* Turns the arena's offsets into the public pointers, adding path and query. */
 static int req_finish_head(req_impl *r) {
     if (arena_reserve(r, 0)) return -1;
     if (r->alen == 0) r->arena[r->alen++] = '\0'; /* no target at all: "" */
+    size_t head_end = r->alen;
     size_t tlen = strlen(r->arena + r->target_off);
     if (arena_reserve(r, tlen + 2)) return -1;
     const char *target = r->arena + r->target_off;
@@ -552,11 +579,7 @@ static int req_finish_head(req_impl *r) {
     r->arena[r->alen++] = '\0';
 
     r->headers = calloc(r->nhdr ? r->nhdr : 1, sizeof *r->headers);
-    if (!r->headers) return -1;
-    for (size_t i = 0; i < r->nhdr; i++) {
-        r->headers[i].name = r->arena + r->hdr_off[i][0];
-        r->headers[i].value = r->arena + r->hdr_off[i][1];
-    }
+    if (!r->headers || req_index_headers(r, head_end) < 0) return -1;
     r->pub.target = r->arena + r->target_off;
     r->pub.path = r->arena + path_off;
     r->pub.query = r->arena + query_off;
@@ -1338,7 +1361,6 @@ static int on_header_field_complete(llhttp_t *p) {
     long off = seg_finish(r, 0);
     if (off < 0) return cb_fail(c, -1, "out of memory");
     if (!is_token(r->arena + off)) return cb_fail(c, 400, "invalid header field name");
-    r->hdr_off[r->nhdr][0] = (uint32_t)off;
     return 0;
 }
 
@@ -1352,9 +1374,7 @@ static int on_header_value_complete(llhttp_t *p) {
     http_conn *c = conn_of(p);
     req_impl *r = c->cur;
     if (c->phase == PH_BODY) return 0;
-    long off = seg_finish(r, 1);
-    if (off < 0) return cb_fail(c, -1, "out of memory");
-    r->hdr_off[r->nhdr][1] = (uint32_t)off;
+    if (seg_finish(r, 1) < 0) return cb_fail(c, -1, "out of memory");
     r->nhdr++;
     return 0;
 }
