@@ -690,6 +690,15 @@ static void write_ctx_free(write_ctx *w) {
 
 static void stream_maybe_drain(http_conn *c);
 
+/* A write completed: the marks the write and idle deadlines measure progress from. */
+static void conn_wrote(http_conn *c) {
+    uint64_t now = log_monotonic_ns();
+    c->write_progress_ns = now;
+    c->unsent_mark = conn_unsent(c);
+    c->draining = 0;
+    if (c->writes_pending == 0) c->idle_since_ns = now;
+}
+
 static void on_write(uv_write_t *req, int status) {
     write_ctx *w = (write_ctx *)req;
     http_conn *c = w->conn;
@@ -704,11 +713,7 @@ static void on_write(uv_write_t *req, int status) {
         conn_close(c);
         return;
     }
-    uint64_t now = log_monotonic_ns();
-    c->write_progress_ns = now;
-    c->unsent_mark = conn_unsent(c);
-    c->draining = 0;
-    if (c->writes_pending == 0) c->idle_since_ns = now;
+    conn_wrote(c);
     conn_flush(c); /* hands a stream's buffered blocks to libuv, then pumps */
     stream_maybe_drain(c);
 }
@@ -730,9 +735,43 @@ static int conn_submit(http_conn *c, write_ctx *w, const uv_buf_t *bufs, unsigne
     return 0;
 }
 
-/* Queues head + body (both malloc'd, owned from here on) on the socket. */
+/* Writes what the socket takes of bufs right now, when nothing is queued before them: the
+ * bytes written (0 if none), bufs advanced past them; -1 when the connection failed. */
+static ssize_t conn_try_write(http_conn *c, uv_buf_t *bufs, unsigned *nbufs) {
+    if (c->writes_pending) return 0;
+    int n = uv_try_write((uv_stream_t *)&c->tcp, bufs, *nbufs);
+    if (n == UV_EAGAIN) return 0;
+    if (n < 0) return -1;
+    size_t left = (size_t)n;
+    while (*nbufs && left >= bufs[0].len) {
+        left -= bufs[0].len;
+        memmove(bufs, bufs + 1, --*nbufs * sizeof *bufs);
+    }
+    if (*nbufs) {
+        bufs[0].base += left;
+        bufs[0].len -= left;
+    }
+    return n;
+}
+
+/* Sends head + body (both malloc'd, owned from here on) on the socket. An answer goes out at
+ * once when the socket takes all of it (the usual case), with no write request, completion
+ * callback or second round of conn_pump; whatever is left is queued with uv_write. */
 static int conn_write(http_conn *c, char *head, size_t head_len, char *body, size_t body_len,
                       int is_stream) {
+    uv_buf_t bufs[2];
+    unsigned nbufs = 0;
+    bufs[nbufs++] = uv_buf_init(head, (unsigned)head_len);
+    if (body && body_len) bufs[nbufs++] = uv_buf_init(body, (unsigned)body_len);
+    /* Streams keep to uv_write: their drain and deadline accounting counts write requests. */
+    ssize_t sent = is_stream ? 0 : conn_try_write(c, bufs, &nbufs);
+    if (sent < 0 || nbufs == 0) {
+        free(head);
+        free(body);
+        if (sent < 0) return -1;
+        conn_wrote(c);
+        return 0;
+    }
     write_ctx *w = calloc(1, sizeof *w);
     if (!w) {
         free(head);
@@ -742,10 +781,6 @@ static int conn_write(http_conn *c, char *head, size_t head_len, char *body, siz
     w->head = head;
     w->body = body;
     w->is_stream = is_stream;
-    uv_buf_t bufs[2];
-    unsigned nbufs = 0;
-    bufs[nbufs++] = uv_buf_init(head, (unsigned)head_len);
-    if (body && body_len) bufs[nbufs++] = uv_buf_init(body, (unsigned)body_len);
     return conn_submit(c, w, bufs, nbufs);
 }
 
