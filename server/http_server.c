@@ -154,6 +154,7 @@ struct http_conn {
     uint64_t write_progress_ns;
     size_t unsent_mark; /* conn_unsent at the last sign of write progress */
     uint64_t linger_deadline_ns;
+    uint64_t timer_at_ns; /* the deadline the timer is armed for, while it is active */
 
     unsigned reading : 1;
     unsigned in_parse : 1;
@@ -1181,17 +1182,22 @@ static uint64_t conn_deadline(const http_conn *c, deadline_kind *kind) {
 
 static void on_conn_timer(uv_timer_t *t);
 
+/* Keeps the timer armed no later than the connection's next deadline. A timer already armed for
+ * that deadline or an earlier one is left alone: when it fires early, on_conn_timer finds no
+ * deadline reached and comes back here. Re-arming on every change instead (a libuv heap removal
+ * and insertion, once or twice per request, as the deadline moves on with each request) cost
+ * more than parsing a small request. */
 static void conn_update_timer(http_conn *c) {
     if (c->closing) return;
     deadline_kind kind;
     uint64_t at = conn_deadline(c, &kind);
-    if (kind == DL_NONE) {
-        uv_timer_stop(&c->timer);
+    if (uv_is_active((const uv_handle_t *)&c->timer) && (kind == DL_NONE || c->timer_at_ns <= at))
         return;
-    }
+    if (kind == DL_NONE) return;
     uint64_t now = log_monotonic_ns();
     uint64_t ms = at > now ? (at - now + 999999u) / 1000000u : 0;
     uv_timer_start(&c->timer, on_conn_timer, ms, 0);
+    c->timer_at_ns = at;
 }
 
 /* For the write deadline: true (and the deadline moved) if the client took bytes since the
@@ -1223,7 +1229,7 @@ static void on_conn_timer(uv_timer_t *t) {
     uint64_t at = conn_deadline(c, &kind);
     uint64_t now = log_monotonic_ns();
     if (kind == DL_NONE) return;
-    if (at > now) { /* the loop's cached clock fired us early */
+    if (at > now) { /* armed for an earlier deadline since moved on, or the loop's clock */
         conn_update_timer(c);
         return;
     }
