@@ -513,9 +513,13 @@ static int seg_append(req_impl *r, segment kind, const char *at, size_t len, int
     r->seg = kind;
     if (arena_reserve(r, len)) return -1;
     char *dst = r->arena + r->alen;
-    for (size_t i = 0; i < len; i++) {
-        char ch = at[i];
-        dst[i] = (lower && ch >= 'A' && ch <= 'Z') ? (char)(ch - 'A' + 'a') : ch;
+    if (lower) {
+        for (size_t i = 0; i < len; i++) {
+            char ch = at[i];
+            dst[i] = ch >= 'A' && ch <= 'Z' ? (char)(ch - 'A' + 'a') : ch;
+        }
+    } else {
+        memcpy(dst, at, len);
     }
     r->alen += len;
     return 0;
