@@ -3,6 +3,7 @@
 
 #include "protocol/api_error.h"
 #include "protocol/json_in.h"
+#include "protocol/json_out.h"
 #include "protocol/requests.h"
 #include "rules/ruleset.h"
 #include "server/alloc_guard.h"
@@ -25,7 +26,8 @@
 /* ---- answering ---------------------------------------------------------------------------- */
 
 void respond_json(http_request *req, int status, json_t *body_take, const char *headers) {
-    char *body = body_take ? json_dumps(body_take, JSON_COMPACT) : NULL;
+    size_t len = 0;
+    char *body = body_take ? json_out_compact_new(body_take, &len) : NULL;
     json_decref(body_take);
     if (!body) {
         static const char oom[] = "{\"error\":{\"code\":\"internal_error\",\"message\":\"out of "
@@ -33,7 +35,7 @@ void respond_json(http_request *req, int status, json_t *body_take, const char *
         http_respond_take(req, 500, JSON_TYPE, NULL, strdup(oom), strlen(oom));
         return;
     }
-    http_respond_take(req, status, JSON_TYPE, headers, body, strlen(body));
+    http_respond_take(req, status, JSON_TYPE, headers, body, len);
 }
 
 /* True while api_handle runs a route synchronously: only then does the loop thread's
