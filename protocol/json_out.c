@@ -13,9 +13,8 @@ typedef struct out {
     bool failed;
 } out;
 
-static bool reserve(out *o, size_t extra) {
-    if (o->failed) return false;
-    if (o->cap - o->len >= extra) return true;
+/* Makes room for the buffer to hold extra more bytes (doubling). */
+static bool grow(out *o, size_t extra) {
     size_t cap = o->cap ? o->cap : 256;
     while (cap - o->len < extra) {
         if (cap > SIZE_MAX / 2) {
@@ -32,6 +31,11 @@ static bool reserve(out *o, size_t extra) {
     o->buf = p;
     o->cap = cap;
     return true;
+}
+
+static inline bool reserve(out *o, size_t extra) {
+    if (o->failed) return false;
+    return o->cap - o->len >= extra || grow(o, extra);
 }
 
 static void put(out *o, const char *s, size_t n) {
@@ -72,58 +76,74 @@ static void put_real(out *o, const json_t *v) {
     put(o, text, n);
 }
 
-/* A string, escaped as jansson escapes it: '"', '\\' and the control characters (the short
- * forms where JSON has them, else \u00XX with uppercase hex); everything else, UTF-8 included, as
- * it is. Bytes of multi-byte sequences are never below 0x80, so looking at bytes suffices. */
-static void put_string(out *o, const char *s, size_t len) {
+/* The escape of c (a byte below 0x20, '"' or '\\') at d, as jansson writes it: the short forms
+ * where JSON has them, else \u00XX with uppercase hex. Returns its end. */
+static char *put_escape(char *d, unsigned char c) {
     static const char hex[] = "0123456789ABCDEF";
+    *d++ = '\\';
+    switch (c) {
+    case '"':
+    case '\\':
+        *d++ = (char)c;
+        break;
+    case '\b':
+        *d++ = 'b';
+        break;
+    case '\f':
+        *d++ = 'f';
+        break;
+    case '\n':
+        *d++ = 'n';
+        break;
+    case '\r':
+        *d++ = 'r';
+        break;
+    case '\t':
+        *d++ = 't';
+        break;
+    default:
+        memcpy(d, "u00", 3);
+        d[3] = hex[c >> 4];
+        d[4] = hex[c & 15];
+        d += 5;
+    }
+    return d;
+}
+
+/* What put_string does with each byte: copy it (0), escape it (ESC), or copy it as part of a
+ * multi-byte UTF-8 sequence, to be validated (HIGH). */
+enum { ESC = 1, HIGH = 2 };
+static const unsigned char byte_class[256] = {
+    [0x00 ... 0x1f] = ESC, ['"'] = ESC, ['\\'] = ESC, [0x80 ... 0xff] = HIGH};
+
+/* A string, quoted and escaped as jansson does; everything but '"', '\\' and the control
+ * characters, UTF-8 included, as it is (bytes of multi-byte sequences are never below 0x80, so
+ * looking at bytes suffices). A string that is not valid UTF-8 fails, as in json_dumps. */
+static void put_string(out *o, const char *s, size_t len) {
     const unsigned char *u = (const unsigned char *)s;
-    bool ascii = true;
-    for (size_t i = 0; i < len; i++)
-        ascii &= u[i] < 0x80;
-    if (!ascii && !utf8_valid(s, len, NULL)) { /* json_dumps refuses these */
-        o->failed = true;
-        return;
-    }
-    put_char(o, '"');
-    size_t run = 0; /* start of the bytes not written yet */
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = u[i];
-        if (c >= 0x20 && c != '"' && c != '\\') continue;
-        put(o, s + run, i - run);
-        run = i + 1;
-        char esc[6] = {'\\', 0};
-        size_t n = 2;
-        switch (c) {
-        case '"':
-        case '\\':
-            esc[1] = (char)c;
-            break;
-        case '\b':
-            esc[1] = 'b';
-            break;
-        case '\f':
-            esc[1] = 'f';
-            break;
-        case '\n':
-            esc[1] = 'n';
-            break;
-        case '\r':
-            esc[1] = 'r';
-            break;
-        case '\t':
-            esc[1] = 't';
-            break;
-        default:
-            memcpy(esc + 1, "u00", 3);
-            esc[4] = hex[c >> 4];
-            esc[5] = hex[c & 15];
-            n = 6;
+    if (!reserve(o, len + 2)) return;
+    char *d = o->buf + o->len;
+    bool high = false;
+    *d++ = '"';
+    for (size_t i = 0; i < len;) {
+        size_t run = i;
+        while (i < len && !byte_class[u[i]])
+            i++;
+        memcpy(d, s + run, i - run);
+        d += i - run;
+        if (i == len) break;
+        if (byte_class[u[i]] == HIGH) {
+            high = true;
+            *d++ = s[i++];
+            continue;
         }
-        put(o, esc, n);
+        o->len = (size_t)(d - o->buf);
+        if (!reserve(o, 6 + (len - i - 1) + 1)) return; /* the escape, the rest, the quote */
+        d = put_escape(o->buf + o->len, u[i++]);
     }
-    put(o, s + run, len - run);
-    put_char(o, '"');
+    *d++ = '"';
+    o->len = (size_t)(d - o->buf);
+    if (high && !utf8_valid(s, len, NULL)) o->failed = true;
 }
 
 static void put_value(out *o, const json_t *v, int depth);
