@@ -7,11 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct out {
-    char *buf;
-    size_t len, cap;
-    bool failed;
-} out;
+typedef json_out out;
 
 /* Makes room for the buffer to hold extra more bytes (doubling). */
 static bool grow(out *o, size_t extra) {
@@ -207,14 +203,37 @@ static void put_value(out *o, const json_t *v, int depth) {
     }
 }
 
-char *json_out_compact_new(const json_t *v, size_t *len) {
-    out o = {0};
-    put_value(&o, v, 0);
-    put_char(&o, '\0');
-    if (o.failed) {
-        free(o.buf);
+char *json_out_finish(json_out *o, size_t *len) {
+    put_char(o, '\0');
+    if (o->failed) {
+        free(o->buf);
+        *o = (json_out){0};
         return NULL;
     }
-    if (len) *len = o.len - 1;
-    return o.buf;
+    if (len) *len = o->len - 1;
+    char *text = o->buf;
+    *o = (json_out){0};
+    return text;
+}
+
+void json_out_text(json_out *o, const char *text) {
+    put(o, text, strlen(text));
+}
+
+void json_out_string(json_out *o, const char *s) {
+    put_string(o, s, strlen(s));
+}
+
+void json_out_integer(json_out *o, json_int_t v) {
+    put_integer(o, v);
+}
+
+void json_out_value(json_out *o, const json_t *v) {
+    put_value(o, v, 0);
+}
+
+char *json_out_compact_new(const json_t *v, size_t *len) {
+    json_out o = {0};
+    put_value(&o, v, 0);
+    return json_out_finish(&o, len);
 }

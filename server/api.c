@@ -38,6 +38,17 @@ void respond_json(http_request *req, int status, json_t *body_take, const char *
     http_respond_take(req, status, JSON_TYPE, headers, body, len);
 }
 
+/* Answers the text written into o (the out-of-memory answer if writing it failed). */
+static void respond_text(http_request *req, int status, json_out *o) {
+    size_t len = 0;
+    char *body = json_out_finish(o, &len);
+    if (!body) {
+        respond_json(req, status, NULL, NULL); /* the out-of-memory answer */
+        return;
+    }
+    http_respond_take(req, status, JSON_TYPE, NULL, body, len);
+}
+
 /* True while api_handle runs a route synchronously: only then does the loop thread's
  * allocation flag describe the request being answered (async completions answer later). */
 static bool handling_request;
@@ -274,19 +285,43 @@ int load_readable_session(api_ctx *ctx, http_request *req, const char *id, sessi
     return 1;
 }
 
+/* Writes `,"name":` (or `"name":` first) and the value. Member names are constants. */
+static void member_string(json_out *o, const char *sep_name, const char *value) {
+    json_out_text(o, sep_name);
+    json_out_string(o, value);
+}
+
+static void member_integer(json_out *o, const char *sep_name, json_int_t value) {
+    json_out_text(o, sep_name);
+    json_out_integer(o, value);
+}
+
+/* {"session": {id, ruleset, ruleset_version, title, sides, visibility, version, head,
+ * created_at, dice: {mode, next_nonce[, commitment]}}, "state": ...}, written straight from the
+ * row: the text json_pack'ing those members and serialising them made, without building and
+ * freeing a jansson value for each one. */
 static void get_session(api_ctx *ctx, http_request *req, const route_match *m) {
     session_row s;
     if (!load_readable_session(ctx, req, m->params[0], &s)) return;
-    json_t *dice =
-        json_pack("{s:s, s:I}", "mode", s.dice_mode, "next_nonce", (json_int_t)s.next_nonce);
-    if (s.commitment[0]) json_object_set_new(dice, "commitment", json_string(s.commitment));
-    json_t *session =
-        json_pack("{s:s, s:s, s:i, s:s, s:O, s:s, s:I, s:s, s:s, s:o}", "id", s.id, "ruleset",
-                  s.ruleset, "ruleset_version", s.ruleset_version, "title", s.title, "sides",
-                  s.sides, "visibility", s.visibility, "version", (json_int_t)s.version, "head",
-                  s.head, "created_at", s.created_at, "dice", dice);
-    respond_json(req, 200, json_pack("{s:o, s:O}", "session", session, "state", s.state), NULL);
+    json_out o = {0};
+    member_string(&o, "{\"session\":{\"id\":", s.id);
+    member_string(&o, ",\"ruleset\":", s.ruleset);
+    member_integer(&o, ",\"ruleset_version\":", s.ruleset_version);
+    member_string(&o, ",\"title\":", s.title);
+    json_out_text(&o, ",\"sides\":");
+    json_out_value(&o, s.sides);
+    member_string(&o, ",\"visibility\":", s.visibility);
+    member_integer(&o, ",\"version\":", s.version);
+    member_string(&o, ",\"head\":", s.head);
+    member_string(&o, ",\"created_at\":", s.created_at);
+    member_string(&o, ",\"dice\":{\"mode\":", s.dice_mode);
+    member_integer(&o, ",\"next_nonce\":", s.next_nonce);
+    if (s.commitment[0]) member_string(&o, ",\"commitment\":", s.commitment);
+    json_out_text(&o, "}},\"state\":");
+    json_out_value(&o, s.state);
+    json_out_text(&o, "}");
     session_row_clear(&s);
+    respond_text(req, 200, &o);
 }
 
 /* Reads a non-negative integer query parameter; 0 ok (absent leaves *out), -1 bad. */

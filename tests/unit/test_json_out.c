@@ -122,7 +122,7 @@ static json_t *random_value(int depth) {
     case 0:
         return random_string();
     case 1:
-        return json_integer((json_int_t)((int64_t)next_rand() << 32 | next_rand()));
+        return json_integer((json_int_t)((uint64_t)next_rand() << 32 | next_rand()));
     case 2:
         return json_real((double)(int32_t)next_rand() / (double)(1 + next_rand() % 1000));
     case 3:
@@ -157,11 +157,48 @@ static void random_values(void **state) {
     }
 }
 
+/* Piece by piece: the same text as packing the members and serialising them. */
+static void written_piece_by_piece(void **state) {
+    (void)state;
+    json_t *inner = json_pack("{s:[i,s], s:{}}", "a", -7, "b\n", "c", "d");
+    json_t *packed = json_pack("{s:s, s:I, s:O, s:s}", "id", "x\"y", "n", (json_int_t)INT64_MIN,
+                               "v", inner, "u", "\xc3\xa9");
+    char *want = json_dumps(packed, JSON_COMPACT);
+    json_out o = {0};
+    json_out_text(&o, "{\"id\":");
+    json_out_string(&o, "x\"y");
+    json_out_text(&o, ",\"n\":");
+    json_out_integer(&o, INT64_MIN);
+    json_out_text(&o, ",\"v\":");
+    json_out_value(&o, inner);
+    json_out_text(&o, ",\"u\":");
+    json_out_string(&o, "\xc3\xa9");
+    json_out_text(&o, "}");
+    size_t len = 0;
+    char *got = json_out_finish(&o, &len);
+    assert_non_null(got);
+    assert_string_equal(got, want);
+    assert_int_equal(len, strlen(want));
+    assert_null(o.buf); /* reset: the text is the caller's */
+    free(got);
+    free(want);
+    json_decref(packed);
+    json_decref(inner);
+
+    /* One bad piece fails the whole text. */
+    json_out_text(&o, "[");
+    json_out_string(&o, "bad \xff");
+    json_out_text(&o, "]");
+    assert_null(json_out_finish(&o, &len));
+    assert_null(o.buf);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(chosen_values),
         cmocka_unit_test(refused_like_jansson),
         cmocka_unit_test(random_values),
+        cmocka_unit_test(written_piece_by_piece),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
