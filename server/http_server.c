@@ -748,9 +748,10 @@ static ssize_t conn_try_write(http_conn *c, uv_buf_t *bufs, unsigned *nbufs) {
     if (n == UV_EAGAIN) return 0;
     if (n < 0) return -1;
     size_t left = (size_t)n;
-    while (*nbufs && left >= bufs[0].len) {
+    while (*nbufs && left >= bufs[0].len) { /* drop the buffers written whole */
         left -= bufs[0].len;
-        memmove(bufs, bufs + 1, --*nbufs * sizeof *bufs);
+        (*nbufs)--;
+        memmove(bufs, bufs + 1, *nbufs * sizeof *bufs);
     }
     if (*nbufs) {
         bufs[0].base += left;
