@@ -473,26 +473,28 @@ static const route routes[] = {
 
 #define NROUTES (sizeof routes / sizeof routes[0])
 
-/* Matches path against pattern segment by segment; captures ":" segments into m. */
+/* Matches path against pattern segment by segment; captures ":" segments into m. Literal
+ * segments are compared character by character, so a route fails at the first character that
+ * differs (most fail within "/v1/x"): no per-segment length scans. */
 static bool match_path(const char *pattern, const char *path, route_match *m) {
     int nparams = 0;
     while (*pattern && *path) {
         if (*pattern != '/' || *path != '/') return false;
         pattern++, path++;
-        size_t plen = strcspn(path, "/");
         if (*pattern == ':') {
+            size_t plen = (size_t)(strchrnul(path, '/') - path);
             if (plen == 0 || plen >= sizeof m->storage[0] || nparams == MAX_PARAMS) return false;
             memcpy(m->storage[nparams], path, plen);
             m->storage[nparams][plen] = '\0';
             m->params[nparams] = m->storage[nparams];
             nparams++;
             pattern++;
-        } else {
-            size_t qlen = strcspn(pattern, "/");
-            if (qlen != plen || strncmp(pattern, path, plen) != 0) return false;
-            pattern += qlen;
+            path += plen;
+            continue;
         }
-        path += plen;
+        for (; *pattern && *pattern != '/'; pattern++, path++)
+            if (*pattern != *path) return false;
+        if (*path && *path != '/') return false; /* the path's segment is longer */
     }
     return *pattern == '\0' && *path == '\0';
 }
