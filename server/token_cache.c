@@ -39,7 +39,7 @@ static size_t slot_of(const token_cache *c, const uint8_t digest[32]) {
 
 bool token_cache_get(const token_cache *c, const char *session_id, const uint8_t digest[32],
                      char *role, size_t rolelen) {
-    if (rolelen == 0 || strlen(session_id) != SESSION_ID_LEN) return false;
+    if (!c || rolelen == 0 || strlen(session_id) != SESSION_ID_LEN) return false;
     const slot *s = &c->slots[slot_of(c, digest)];
     /* Both compared whatever the first says; the digest in constant time, as the database
      * lookup does. An empty slot's session id (zeros) matches no valid id. */
@@ -55,7 +55,7 @@ bool token_cache_get(const token_cache *c, const char *session_id, const uint8_t
 void token_cache_put(token_cache *c, const char *session_id, const uint8_t digest[32],
                      const char *role) {
     size_t rlen = strlen(role);
-    if (strlen(session_id) != SESSION_ID_LEN || rlen >= TOKEN_CACHE_ROLE_MAX) return;
+    if (!c || strlen(session_id) != SESSION_ID_LEN || rlen >= TOKEN_CACHE_ROLE_MAX) return;
     slot *s = &c->slots[slot_of(c, digest)];
     memcpy(s->session_id, session_id, SESSION_ID_LEN);
     memcpy(s->digest, digest, 32);

@@ -32,7 +32,8 @@ token_cache *token_cache_new(size_t slots);
 void token_cache_free(token_cache *c);
 
 /* True when digest is cached as a token of session_id (32 characters): its role is then copied
- * into role[rolelen] (truncated like snprintf). False, with role untouched, otherwise. */
+ * into role[rolelen] (truncated like snprintf). False, with role untouched, otherwise. A NULL
+ * cache (token_cache_get and token_cache_put) caches nothing: every lookup is a miss. */
 bool token_cache_get(const token_cache *c, const char *session_id, const uint8_t digest[32],
                      char *role, size_t rolelen);
 

@@ -113,7 +113,7 @@ static void only_what_fits_is_remembered(void **state) {
     token_cache_free(c);
 }
 
-static void slots_must_be_a_power_of_two(void **state) {
+static void slots_must_be_a_power_of_two_and_null_caches_nothing(void **state) {
     (void)state;
     assert_null(token_cache_new(0));
     assert_null(token_cache_new(3));
@@ -122,6 +122,12 @@ static void slots_must_be_a_power_of_two(void **state) {
     assert_non_null(c);
     token_cache_free(c);
     token_cache_free(NULL);
+    /* No cache at all: nothing is remembered. */
+    uint8_t d[32];
+    char role[48];
+    digest_of("token-1", d);
+    token_cache_put(NULL, SID_A, d, "referee");
+    assert_false(token_cache_get(NULL, SID_A, d, role, sizeof role));
 }
 
 int main(void) {
@@ -130,7 +136,7 @@ int main(void) {
         cmocka_unit_test(miss_for_another_token_or_session),
         cmocka_unit_test(a_new_entry_evicts_the_slots_previous_one),
         cmocka_unit_test(only_what_fits_is_remembered),
-        cmocka_unit_test(slots_must_be_a_power_of_two),
+        cmocka_unit_test(slots_must_be_a_power_of_two_and_null_caches_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
