@@ -3,8 +3,10 @@
  * for every ruleset in the registry and every action: the action's decode() (on the envelope's
  * fields, or on the whole body when the envelope is refused). Also create_request_decode on the
  * same JSON. Invariants: every failure carries a 4xx status and a code; no leak; a decoded action
- * encodes to an object that decodes again. */
+ * encodes to an object that decodes again; action_envelope_decode_take gives the envelope
+ * action_envelope_decode gives; protocol/json_out.h writes the body exactly as json_dumps. */
 #include "protocol/json_in.h"
+#include "protocol/json_out.h"
 #include "protocol/requests.h"
 #include "rules/ruleset.h"
 
@@ -65,6 +67,26 @@ static void decode_all(const json_t *fields) {
     }
 }
 
+/* action_envelope_decode_take on a copy of body: the same outcome as action_envelope_decode. */
+static void check_take_matches(const json_t *body) {
+    action_envelope copied, taken;
+    api_error e1 = {0}, e2 = {0};
+    json_t *copy = json_deep_copy(body);
+    if (!copy) return;
+    int rc1 = action_envelope_decode(body, &copied, &e1);
+    int rc2 = action_envelope_decode_take(copy, &taken, &e2);
+    CHECK(rc1 == rc2 && e1.status == e2.status && strcmp(e1.message, e2.message) == 0);
+    if (rc1 == 0) {
+        CHECK(strcmp(copied.type, taken.type) == 0 && strcmp(copied.unit, taken.unit) == 0);
+        CHECK(copied.ndice == taken.ndice && copied.expect_version == taken.expect_version);
+        CHECK(json_equal(copied.fields, taken.fields));
+    }
+    action_envelope_clear(&copied);
+    action_envelope_clear(&taken);
+    api_error_clear(&e1);
+    api_error_clear(&e2);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     api_error err = {0};
     json_t *body = json_in_parse_object_new((const char *)data, size, &err);
@@ -74,6 +96,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         return 0;
     }
     CHECK(json_is_object(body));
+
+    char *dumped = json_dumps(body, JSON_COMPACT);
+    size_t out_len = 0;
+    char *written = json_out_compact_new(body, &out_len);
+    CHECK((dumped == NULL) == (written == NULL));
+    CHECK(!dumped || (strlen(dumped) == out_len && memcmp(dumped, written, out_len + 1) == 0));
+    free(dumped);
+    free(written);
+
+    check_take_matches(body);
 
     action_envelope env;
     memset(&env, 0, sizeof env);

@@ -1,5 +1,6 @@
 #include "protocol/api_error.h"
 
+#include "protocol/json_out.h"
 #include "protocol/utf8.h"
 
 #include <stdarg.h>
@@ -36,8 +37,9 @@ char *api_error_body_new(const api_error *e, size_t *len_out) {
     json_t *details = e->details ? json_incref(e->details) : json_object();
     json_t *body = json_pack("{s:{s:s, s:s, s:o}}", "error", "code", e->code, "message", e->message,
                              "details", details);
-    char *s = body ? json_dumps(body, JSON_COMPACT) : NULL;
+    size_t len = 0;
+    char *s = body ? json_out_compact_new(body, &len) : NULL;
     json_decref(body);
-    if (len_out) *len_out = s ? strlen(s) : 0;
+    if (len_out) *len_out = len;
     return s;
 }

@@ -84,78 +84,88 @@ json_t *json_in_parse_object_new(const char *body, size_t len, api_error *err) {
     return v;
 }
 
-/* Looks up obj[name]; handles absence. Returns 1 found, 0 absent and optional, -1 error. */
-static int lookup(const json_t *obj, const char *prefix, const char *name, bool required,
-                  const char *expected, json_t **out, char *path) {
+/* Field paths and "expected" texts are built only when a failure is reported: decoding a good
+ * request (every action, on both threads) formats nothing. */
+
+/* Reports obj[name] under prefix as not what was expected. Returns -1. */
+static int fail_at(const char *prefix, const char *name, const char *expected) {
+    char path[JSON_IN_PATH_MAX];
     json_in_path(path, prefix, name);
+    return fail_field(path, expected);
+}
+
+static int fail_string(const char *prefix, const char *name, size_t max_len) {
+    char expected[64];
+    snprintf(expected, sizeof expected, "a string of at most %zu bytes", max_len);
+    return fail_at(prefix, name, expected);
+}
+
+static int fail_int(const char *prefix, const char *name, int64_t min, int64_t max) {
+    char expected[96];
+    snprintf(expected, sizeof expected, "an integer from %lld to %lld", (long long)min,
+             (long long)max);
+    return fail_at(prefix, name, expected);
+}
+
+static int fail_array(const char *prefix, const char *name, size_t max_items) {
+    char expected[64];
+    snprintf(expected, sizeof expected, "an array of at most %zu items", max_items);
+    return fail_at(prefix, name, expected);
+}
+
+/* obj[name], or NULL when absent; a null value reads as absent. */
+static json_t *field_borrow(const json_t *obj, const char *name) {
     json_t *v = json_object_get(obj, name);
-    if (!v || json_is_null(v)) {
-        if (required) return fail_field(path, expected);
-        return 0;
-    }
-    *out = v;
-    return 1;
+    return v && !json_is_null(v) ? v : NULL;
 }
 
 int json_in_string(const json_t *obj, const char *prefix, const char *name, bool required,
                    size_t max_len, const char **out) {
-    char path[JSON_IN_PATH_MAX], expected[64];
-    snprintf(expected, sizeof expected, "a string of at most %zu bytes", max_len);
-    json_t *v;
-    int found = lookup(obj, prefix, name, required, expected, &v, path);
-    if (found <= 0) return found;
-    if (!json_is_string(v) || json_string_length(v) > max_len) return fail_field(path, expected);
+    json_t *v = field_borrow(obj, name);
+    if (!v) return required ? fail_string(prefix, name, max_len) : 0;
+    if (!json_is_string(v) || json_string_length(v) > max_len)
+        return fail_string(prefix, name, max_len);
     if (strlen(json_string_value(v)) != json_string_length(v))
-        return fail_field(path, "a string without NUL characters");
+        return fail_at(prefix, name, "a string without NUL characters");
     *out = json_string_value(v);
     return 0;
 }
 
 int json_in_int(const json_t *obj, const char *prefix, const char *name, bool required, int64_t min,
                 int64_t max, int64_t *out) {
-    char path[JSON_IN_PATH_MAX], expected[96];
-    snprintf(expected, sizeof expected, "an integer from %lld to %lld", (long long)min,
-             (long long)max);
-    json_t *v;
-    int found = lookup(obj, prefix, name, required, expected, &v, path);
-    if (found <= 0) return found;
-    if (!json_is_integer(v)) return fail_field(path, expected);
+    json_t *v = field_borrow(obj, name);
+    if (!v) return required ? fail_int(prefix, name, min, max) : 0;
+    if (!json_is_integer(v)) return fail_int(prefix, name, min, max);
     json_int_t i = json_integer_value(v);
-    if (i < min || i > max) return fail_field(path, expected);
+    if (i < min || i > max) return fail_int(prefix, name, min, max);
     *out = (int64_t)i;
     return 0;
 }
 
 int json_in_bool(const json_t *obj, const char *prefix, const char *name, bool required,
                  bool *out) {
-    char path[JSON_IN_PATH_MAX];
-    json_t *v;
-    int found = lookup(obj, prefix, name, required, "true or false", &v, path);
-    if (found <= 0) return found;
-    if (!json_is_boolean(v)) return fail_field(path, "true or false");
+    json_t *v = field_borrow(obj, name);
+    if (!v) return required ? fail_at(prefix, name, "true or false") : 0;
+    if (!json_is_boolean(v)) return fail_at(prefix, name, "true or false");
     *out = json_is_true(v);
     return 0;
 }
 
 int json_in_object(const json_t *obj, const char *prefix, const char *name, bool required,
                    json_t **out) {
-    char path[JSON_IN_PATH_MAX];
-    json_t *v;
-    int found = lookup(obj, prefix, name, required, "an object", &v, path);
-    if (found <= 0) return found;
-    if (!json_is_object(v)) return fail_field(path, "an object");
+    json_t *v = field_borrow(obj, name);
+    if (!v) return required ? fail_at(prefix, name, "an object") : 0;
+    if (!json_is_object(v)) return fail_at(prefix, name, "an object");
     *out = v;
     return 0;
 }
 
 int json_in_array(const json_t *obj, const char *prefix, const char *name, bool required,
                   size_t max_items, json_t **out) {
-    char path[JSON_IN_PATH_MAX], expected[64];
-    snprintf(expected, sizeof expected, "an array of at most %zu items", max_items);
-    json_t *v;
-    int found = lookup(obj, prefix, name, required, expected, &v, path);
-    if (found <= 0) return found;
-    if (!json_is_array(v) || json_array_size(v) > max_items) return fail_field(path, expected);
+    json_t *v = field_borrow(obj, name);
+    if (!v) return required ? fail_array(prefix, name, max_items) : 0;
+    if (!json_is_array(v) || json_array_size(v) > max_items)
+        return fail_array(prefix, name, max_items);
     *out = v;
     return 0;
 }

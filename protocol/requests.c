@@ -211,7 +211,16 @@ static int decode_action_dice(const json_t *body, action_envelope *out, api_erro
     return 0;
 }
 
-int action_envelope_decode(const json_t *body, action_envelope *out, api_error *err) {
+/* Copies a validated string (its length already checked against the field's bound). */
+static void copy_bounded(char *dst, size_t cap, const char *src) {
+    size_t n = strlen(src);
+    if (n >= cap) n = cap - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+/* Everything but out->fields: the envelope members, checked and copied out of body. */
+static int decode_envelope_members(const json_t *body, action_envelope *out, api_error *err) {
     memset(out, 0, sizeof *out);
     const char *type = NULL, *unit = NULL;
     if (json_in_string(body, "", "type", true, ACTION_TYPE_MAX, &type) != 0 ||
@@ -222,24 +231,44 @@ int action_envelope_decode(const json_t *body, action_envelope *out, api_error *
     }
     out->has_expect_version = json_object_get(body, "expect_version") != NULL &&
                               !json_is_null(json_object_get(body, "expect_version"));
-    snprintf(out->type, sizeof out->type, "%s", type);
+    copy_bounded(out->type, sizeof out->type, type);
     if (unit) {
         out->has_unit = true;
-        snprintf(out->unit, sizeof out->unit, "%s", unit);
+        copy_bounded(out->unit, sizeof out->unit, unit);
     }
     if (decode_action_dice(body, out, err) != 0) {
         action_envelope_clear(out);
         return -1;
     }
-    out->fields = json_deep_copy(body);
-    if (!out->fields) {
+    return 0;
+}
+
+/* fields_take (owned from here on) minus the envelope members becomes out->fields. */
+static void set_fields_take(action_envelope *out, json_t *fields_take) {
+    static const char *const envelope[] = {"type", "expect_version", "unit", "dice"};
+    for (size_t i = 0; i < sizeof envelope / sizeof envelope[0]; i++)
+        json_object_del(fields_take, envelope[i]);
+    out->fields = fields_take;
+}
+
+int action_envelope_decode(const json_t *body, action_envelope *out, api_error *err) {
+    if (decode_envelope_members(body, out, err) != 0) return -1;
+    json_t *copy = json_deep_copy(body);
+    if (!copy) {
         action_envelope_clear(out);
         api_error_set(err, 500, "internal_error", NULL, "out of memory");
         return -1;
     }
-    static const char *const envelope[] = {"type", "expect_version", "unit", "dice"};
-    for (size_t i = 0; i < sizeof envelope / sizeof envelope[0]; i++)
-        json_object_del(out->fields, envelope[i]);
+    set_fields_take(out, copy);
+    return 0;
+}
+
+int action_envelope_decode_take(json_t *body_take, action_envelope *out, api_error *err) {
+    if (decode_envelope_members(body_take, out, err) != 0) {
+        json_decref(body_take);
+        return -1;
+    }
+    set_fields_take(out, body_take);
     return 0;
 }
 

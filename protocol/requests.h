@@ -50,8 +50,13 @@ typedef struct action_envelope {
     json_t *fields; /* owned: the body without the envelope fields, for the ruleset */
 } action_envelope;
 
-/* 0, or -1 with 400 invalid_field. */
+/* 0, or -1 with 400 invalid_field. out->fields is a deep copy of body (body is untouched). */
 int action_envelope_decode(const json_t *body, action_envelope *out, api_error *err);
+/* The same, taking ownership of body_take in every case: on success body_take, minus the
+ * envelope members, becomes out->fields without a copy. For a freshly parsed body that the
+ * caller does not use afterwards (POST .../actions, whose fields go to the writer thread: the
+ * loop thread keeps no reference to what it hands over). */
+int action_envelope_decode_take(json_t *body_take, action_envelope *out, api_error *err);
 void action_envelope_clear(action_envelope *env);
 
 /* 1 when s is a usable Idempotency-Key: 1..128 printable ASCII characters. */

@@ -3,6 +3,7 @@
 
 #include "protocol/api_error.h"
 #include "protocol/json_in.h"
+#include "protocol/json_out.h"
 #include "protocol/requests.h"
 #include "rules/ruleset.h"
 #include "server/alloc_guard.h"
@@ -25,7 +26,8 @@
 /* ---- answering ---------------------------------------------------------------------------- */
 
 void respond_json(http_request *req, int status, json_t *body_take, const char *headers) {
-    char *body = body_take ? json_dumps(body_take, JSON_COMPACT) : NULL;
+    size_t len = 0;
+    char *body = body_take ? json_out_compact_new(body_take, &len) : NULL;
     json_decref(body_take);
     if (!body) {
         static const char oom[] = "{\"error\":{\"code\":\"internal_error\",\"message\":\"out of "
@@ -33,7 +35,18 @@ void respond_json(http_request *req, int status, json_t *body_take, const char *
         http_respond_take(req, 500, JSON_TYPE, NULL, strdup(oom), strlen(oom));
         return;
     }
-    http_respond_take(req, status, JSON_TYPE, headers, body, strlen(body));
+    http_respond_take(req, status, JSON_TYPE, headers, body, len);
+}
+
+/* Answers the text written into o (the out-of-memory answer if writing it failed). */
+static void respond_text(http_request *req, int status, json_out *o) {
+    size_t len = 0;
+    char *body = json_out_finish(o, &len);
+    if (!body) {
+        respond_json(req, status, NULL, NULL); /* the out-of-memory answer */
+        return;
+    }
+    http_respond_take(req, status, JSON_TYPE, NULL, body, len);
 }
 
 /* True while api_handle runs a route synchronously: only then does the loop thread's
@@ -60,6 +73,14 @@ void respond_simple_error(http_request *req, int status, const char *code, const
 }
 
 /* ---- request helpers ---------------------------------------------------------------------- */
+
+/* Copies src into dst[cap], truncating like snprintf "%s" (the callers' strings are checked
+ * to fit already; this is the cheap way to copy them on every request). */
+static void copy_str(char *dst, size_t cap, const char *src) {
+    size_t n = strnlen(src, cap - 1);
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
 
 /* The bearer token, or NULL when absent or malformed. */
 static const char *bearer_token(const http_request *req) {
@@ -93,7 +114,10 @@ void respond_no_session(http_request *req) {
 }
 
 /* Authenticates the request for a session. Writes the role ("referee" / "side:x", or "" for an
- * anonymous reader of a public session). 1 to go on; 0 when it has answered (404/401/503). */
+ * anonymous reader of a public session). 1 to go on; 0 when it has answered (404/401/503).
+ * A token already found in the database is answered from ctx->tokens: a cached token proves the
+ * session exists, so 404 and 401 come out as before; an unknown token always asks the
+ * database. */
 int authorize(api_ctx *ctx, http_request *req, const char *id, bool public_ok, char *role,
               size_t rolelen) {
     if (!session_id_valid(id)) {
@@ -102,6 +126,11 @@ int authorize(api_ctx *ctx, http_request *req, const char *id, bool public_ok, c
     }
     const char *token = bearer_token(req);
     role[0] = '\0';
+    uint8_t digest[32];
+    if (token) {
+        crypto_sha256(token, strlen(token), digest);
+        if (token_cache_get(ctx->tokens, id, digest, role, rolelen)) return 1;
+    }
     int found = store_token_role(ctx->reader, id, token, role, rolelen);
     if (found == STORE_NO_SESSION) {
         respond_no_session(req);
@@ -121,6 +150,8 @@ int authorize(api_ctx *ctx, http_request *req, const char *id, bool public_ok, c
         respond_simple_error(req, 401, "unauthorized", "the token is not one of this session's");
         return 0;
     }
+    /* Found in the database: true for good (server/token_cache.h), so remembered. */
+    token_cache_put(ctx->tokens, id, digest, role);
     return 1;
 }
 
@@ -177,10 +208,21 @@ static void submit(api_ctx *ctx, http_request *req, write_job *job) {
 
 /* ---- handlers ----------------------------------------------------------------------------- */
 
+/* What json_pack + json_dumps made of {"status": "ok", "version": UMPIRE_VERSION}, as a constant:
+ * the health check is what load balancers poll, and building and serialising the same two-member
+ * object on every probe cost more than all of the HTTP work. UMPIRE_VERSION is a plain version
+ * number (Makefile's VERSION), with nothing to escape. */
+static const char health_body[] = "{\"status\":\"ok\",\"version\":\"" UMPIRE_VERSION "\"}";
+
 static void get_health(api_ctx *ctx, http_request *req, const route_match *m) {
     (void)ctx, (void)m;
-    respond_json(req, 200, json_pack("{s:s, s:s}", "status", "ok", "version", UMPIRE_VERSION),
-                 NULL);
+    char *body = malloc(sizeof health_body - 1);
+    if (!body) {
+        respond_json(req, 500, NULL, NULL); /* the out-of-memory answer */
+        return;
+    }
+    memcpy(body, health_body, sizeof health_body - 1);
+    http_respond_take(req, 200, JSON_TYPE, NULL, body, sizeof health_body - 1);
 }
 
 static void get_rulesets(api_ctx *ctx, http_request *req, const route_match *m) {
@@ -243,19 +285,43 @@ int load_readable_session(api_ctx *ctx, http_request *req, const char *id, sessi
     return 1;
 }
 
+/* Writes `,"name":` (or `"name":` first) and the value. Member names are constants. */
+static void member_string(json_out *o, const char *sep_name, const char *value) {
+    json_out_text(o, sep_name);
+    json_out_string(o, value);
+}
+
+static void member_integer(json_out *o, const char *sep_name, json_int_t value) {
+    json_out_text(o, sep_name);
+    json_out_integer(o, value);
+}
+
+/* {"session": {id, ruleset, ruleset_version, title, sides, visibility, version, head,
+ * created_at, dice: {mode, next_nonce[, commitment]}}, "state": ...}, written straight from the
+ * row: the text json_pack'ing those members and serialising them made, without building and
+ * freeing a jansson value for each one. */
 static void get_session(api_ctx *ctx, http_request *req, const route_match *m) {
     session_row s;
     if (!load_readable_session(ctx, req, m->params[0], &s)) return;
-    json_t *dice =
-        json_pack("{s:s, s:I}", "mode", s.dice_mode, "next_nonce", (json_int_t)s.next_nonce);
-    if (s.commitment[0]) json_object_set_new(dice, "commitment", json_string(s.commitment));
-    json_t *session =
-        json_pack("{s:s, s:s, s:i, s:s, s:O, s:s, s:I, s:s, s:s, s:o}", "id", s.id, "ruleset",
-                  s.ruleset, "ruleset_version", s.ruleset_version, "title", s.title, "sides",
-                  s.sides, "visibility", s.visibility, "version", (json_int_t)s.version, "head",
-                  s.head, "created_at", s.created_at, "dice", dice);
-    respond_json(req, 200, json_pack("{s:o, s:O}", "session", session, "state", s.state), NULL);
+    json_out o = {0};
+    member_string(&o, "{\"session\":{\"id\":", s.id);
+    member_string(&o, ",\"ruleset\":", s.ruleset);
+    member_integer(&o, ",\"ruleset_version\":", s.ruleset_version);
+    member_string(&o, ",\"title\":", s.title);
+    json_out_text(&o, ",\"sides\":");
+    json_out_value(&o, s.sides);
+    member_string(&o, ",\"visibility\":", s.visibility);
+    member_integer(&o, ",\"version\":", s.version);
+    member_string(&o, ",\"head\":", s.head);
+    member_string(&o, ",\"created_at\":", s.created_at);
+    member_string(&o, ",\"dice\":{\"mode\":", s.dice_mode);
+    member_integer(&o, ",\"next_nonce\":", s.next_nonce);
+    if (s.commitment[0]) member_string(&o, ",\"commitment\":", s.commitment);
+    json_out_text(&o, "}},\"state\":");
+    json_out_value(&o, s.state);
+    json_out_text(&o, "}");
     session_row_clear(&s);
+    respond_text(req, 200, &o);
 }
 
 /* Reads a non-negative integer query parameter; 0 ok (absent leaves *out), -1 bad. */
@@ -341,20 +407,23 @@ static void post_action(api_ctx *ctx, http_request *req, const route_match *m) {
     json_t *body = json_body_new(req);
     if (!body) return;
     write_job *job = write_job_new(WRITE_ACTION);
+    if (!job) {
+        json_decref(body);
+        respond_simple_error(req, 500, "internal_error", "out of memory");
+        return;
+    }
     api_error e = {0};
-    int rc = job ? action_envelope_decode(body, &job->action, &e) : -1;
-    json_decref(body);
-    if (rc != 0) {
+    /* The parsed body becomes the job's fields as it is: nothing on this thread uses it after. */
+    if (action_envelope_decode_take(body, &job->action, &e) != 0) {
         write_job_free(job);
-        if (!e.status) api_error_set(&e, 500, "internal_error", NULL, "out of memory");
         respond_error(req, &e);
         return;
     }
-    snprintf(job->session_id, sizeof job->session_id, "%s", id);
-    snprintf(job->role, sizeof job->role, "%s", role);
+    copy_str(job->session_id, sizeof job->session_id, id);
+    copy_str(job->role, sizeof job->role, role);
     if (key) {
         job->has_idempotency_key = true;
-        snprintf(job->idempotency_key, sizeof job->idempotency_key, "%s", key);
+        copy_str(job->idempotency_key, sizeof job->idempotency_key, key);
         crypto_sha256(req->body, req->body_len, job->body_digest);
     }
     submit(ctx, req, job);
@@ -374,8 +443,8 @@ static void post_reveal(api_ctx *ctx, http_request *req, const route_match *m) {
         respond_simple_error(req, 500, "internal_error", "out of memory");
         return;
     }
-    snprintf(job->session_id, sizeof job->session_id, "%s", id);
-    snprintf(job->role, sizeof job->role, "%s", role);
+    copy_str(job->session_id, sizeof job->session_id, id);
+    copy_str(job->role, sizeof job->role, role);
     submit(ctx, req, job);
 }
 
@@ -404,26 +473,28 @@ static const route routes[] = {
 
 #define NROUTES (sizeof routes / sizeof routes[0])
 
-/* Matches path against pattern segment by segment; captures ":" segments into m. */
+/* Matches path against pattern segment by segment; captures ":" segments into m. Literal
+ * segments are compared character by character, so a route fails at the first character that
+ * differs (most fail within "/v1/x"): no per-segment length scans. */
 static bool match_path(const char *pattern, const char *path, route_match *m) {
     int nparams = 0;
     while (*pattern && *path) {
         if (*pattern != '/' || *path != '/') return false;
         pattern++, path++;
-        size_t plen = strcspn(path, "/");
         if (*pattern == ':') {
+            size_t plen = (size_t)(strchrnul(path, '/') - path);
             if (plen == 0 || plen >= sizeof m->storage[0] || nparams == MAX_PARAMS) return false;
             memcpy(m->storage[nparams], path, plen);
             m->storage[nparams][plen] = '\0';
             m->params[nparams] = m->storage[nparams];
             nparams++;
             pattern++;
-        } else {
-            size_t qlen = strcspn(pattern, "/");
-            if (qlen != plen || strncmp(pattern, path, plen) != 0) return false;
-            pattern += qlen;
+            path += plen;
+            continue;
         }
-        path += plen;
+        for (; *pattern && *pattern != '/'; pattern++, path++)
+            if (*pattern != *path) return false;
+        if (*path && *path != '/') return false; /* the path's segment is longer */
     }
     return *pattern == '\0' && *path == '\0';
 }

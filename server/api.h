@@ -7,6 +7,7 @@
 #include "server/http_server.h"
 #include "server/live.h"
 #include "server/store.h"
+#include "server/token_cache.h"
 #include "server/writer.h"
 
 typedef struct api_ctx {
@@ -16,7 +17,8 @@ typedef struct api_ctx {
     const char *db_path; /* for worker threads, which open read connections of their own */
     const char *synchronous;
     int64_t busy_timeout_ms;
-    live *live; /* borrowed: SSE subscribers */
+    live *live;          /* borrowed: SSE subscribers */
+    token_cache *tokens; /* borrowed: roles of tokens already authenticated (loop thread) */
 } api_ctx;
 
 /* An http_handler_fn; user is the api_ctx. */

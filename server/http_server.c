@@ -19,6 +19,7 @@
 #endif
 #include "server/http_server.h"
 
+#include "server/http_framing.h"
 #include "server/log.h"
 
 #include <llhttp.h>
@@ -77,8 +78,7 @@ struct req_impl {
     segment seg;
     size_t seg_start;
     size_t target_off;
-    uint32_t hdr_off[MAX_HEADERS][2];
-    size_t nhdr;
+    size_t nhdr; /* headers complete (name and value) */
     http_header *headers;
     char *body;
     size_t body_cap;
@@ -154,6 +154,7 @@ struct http_conn {
     uint64_t write_progress_ns;
     size_t unsent_mark; /* conn_unsent at the last sign of write progress */
     uint64_t linger_deadline_ns;
+    uint64_t timer_at_ns; /* the deadline the timer is armed for, while it is active */
 
     unsigned reading : 1;
     unsigned in_parse : 1;
@@ -194,6 +195,7 @@ struct http_server {
     uint64_t last_full_warn_ns, last_accept_warn_ns;
     time_t date_sec;
     char date[40];
+    size_t date_len;
     char reject_resp[320];
     size_t reject_len;
 };
@@ -369,15 +371,75 @@ static char *error_body(int status, const char *detail, size_t *len) {
     return body;
 }
 
-static const char *server_date(http_server *s) {
+/* The Date header's value, formatted once a second; its length in *len. */
+static const char *server_date(http_server *s, size_t *len) {
     time_t now = time(NULL);
     if (now != s->date_sec) {
         struct tm tm;
         gmtime_r(&now, &tm);
-        strftime(s->date, sizeof s->date, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+        s->date_len = strftime(s->date, sizeof s->date, "%a, %d %b %Y %H:%M:%S GMT", &tm);
         s->date_sec = now;
     }
+    *len = s->date_len;
     return s->date;
+}
+
+/* ---- building a response head ------------------------------------------------------------
+ * Every answer's head is built here, byte by byte, instead of with snprintf: formatting three
+ * or four header lines with snprintf cost more than the rest of answering a request. */
+
+/* A head holds at most HEAD_FIXED_MAX bytes besides the Content-Type value and the extra
+ * header lines: "HTTP/1.1 " 9, status 11, " " 1, reason <= 31, CRLF 2, "Date: " 6, date < 40,
+ * CRLF 2, "Content-Type: " 14, CRLF 2, "Content-Length: " 16, 20 digits, CRLF 2 (156), or the
+ * "Transfer-Encoding: chunked" line (28) instead of Content-Length. */
+enum { HEAD_FIXED_MAX = 200 };
+
+static char *put_mem(char *p, const char *s, size_t n) {
+    memcpy(p, s, n);
+    return p + n;
+}
+
+static char *put_str(char *p, const char *s) {
+    return put_mem(p, s, strlen(s));
+}
+
+#define PUT_LIT(p, lit) put_mem((p), (lit), sizeof(lit) - 1)
+
+/* v in decimal, as printf's %llu writes it. */
+static char *put_u64(char *p, uint64_t v) {
+    char digits[20];
+    size_t n = 0;
+    do {
+        digits[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n)
+        *p++ = digits[--n];
+    return p;
+}
+
+/* v in decimal, as printf's %d writes it. */
+static char *put_int(char *p, int v) {
+    if (v >= 0) return put_u64(p, (uint64_t)v);
+    *p++ = '-';
+    return put_u64(p, (uint64_t)(-(int64_t)v));
+}
+
+/* Allocates a head with room for cap bytes plus the Connection line and writes its status and
+ * Date lines; *end is where the next line goes. NULL without memory. */
+static char *head_begin(http_server *s, int status, size_t cap, char **end) {
+    char *head = malloc(cap + CONN_LINE_ROOM);
+    if (!head) return NULL;
+    size_t dlen;
+    const char *date = server_date(s, &dlen);
+    char *p = PUT_LIT(head, "HTTP/1.1 ");
+    p = put_int(p, status);
+    *p++ = ' ';
+    p = put_str(p, status_reason(status));
+    p = PUT_LIT(p, "\r\nDate: ");
+    p = put_mem(p, date, dlen);
+    *end = PUT_LIT(p, "\r\n");
+    return head;
 }
 
 static int is_tchar(unsigned char ch) {
@@ -451,9 +513,13 @@ static int seg_append(req_impl *r, segment kind, const char *at, size_t len, int
     r->seg = kind;
     if (arena_reserve(r, len)) return -1;
     char *dst = r->arena + r->alen;
-    for (size_t i = 0; i < len; i++) {
-        char ch = at[i];
-        dst[i] = (lower && ch >= 'A' && ch <= 'Z') ? (char)(ch - 'A' + 'a') : ch;
+    if (lower) {
+        for (size_t i = 0; i < len; i++) {
+            char ch = at[i];
+            dst[i] = ch >= 'A' && ch <= 'Z' ? (char)(ch - 'A' + 'a') : ch;
+        }
+    } else {
+        memcpy(dst, at, len);
     }
     r->alen += len;
     return 0;
@@ -471,10 +537,38 @@ static long seg_finish(req_impl *r, int trim_ows) {
     return (long)r->seg_start;
 }
 
+/* The NUL-terminated string at *p, moving *p past it; NULL when none ends before end. */
+static const char *arena_next(const char **p, const char *end) {
+    const char *s = *p;
+    if (s >= end) return NULL;
+    size_t room = (size_t)(end - s);
+    size_t n = strnlen(s, room);
+    if (n == room) return NULL;
+    *p = s + n + 1;
+    return s;
+}
+
+/* Points r->headers at the names and values. The callbacks finish the head's strings one after
+ * the other in the arena: the target, then each header's name and its value. Walking them keeps
+ * no table of offsets in req_impl (a table for MAX_HEADERS made every request a >1 KiB
+ * allocation, which glibc serves by consolidating its fast bins first). -1 if the arena does
+ * not hold exactly that. */
+static int req_index_headers(req_impl *r, size_t head_end) {
+    const char *p = r->arena + r->target_off, *end = r->arena + head_end;
+    if (!arena_next(&p, end)) return -1; /* the target */
+    for (size_t i = 0; i < r->nhdr; i++) {
+        r->headers[i].name = arena_next(&p, end);
+        r->headers[i].value = arena_next(&p, end);
+        if (!r->headers[i].name || !r->headers[i].value) return -1;
+    }
+    return p == end ? 0 : -1;
+}
+
 /* Turns the arena's offsets into the public pointers, adding path and query. */
 static int req_finish_head(req_impl *r) {
     if (arena_reserve(r, 0)) return -1;
     if (r->alen == 0) r->arena[r->alen++] = '\0'; /* no target at all: "" */
+    size_t head_end = r->alen;
     size_t tlen = strlen(r->arena + r->target_off);
     if (arena_reserve(r, tlen + 2)) return -1;
     const char *target = r->arena + r->target_off;
@@ -490,11 +584,7 @@ static int req_finish_head(req_impl *r) {
     r->arena[r->alen++] = '\0';
 
     r->headers = calloc(r->nhdr ? r->nhdr : 1, sizeof *r->headers);
-    if (!r->headers) return -1;
-    for (size_t i = 0; i < r->nhdr; i++) {
-        r->headers[i].name = r->arena + r->hdr_off[i][0];
-        r->headers[i].value = r->arena + r->hdr_off[i][1];
-    }
+    if (!r->headers || req_index_headers(r, head_end) < 0) return -1;
     r->pub.target = r->arena + r->target_off;
     r->pub.path = r->arena + path_off;
     r->pub.query = r->arena + query_off;
@@ -522,21 +612,31 @@ static int req_set_answer(req_impl *r, int status, const char *ctype, const char
                           size_t len) {
     int informational = status < 200 || status == 204;
     int bodiless = informational || status == 304 || r->is_head;
-    size_t cap = 200 + (ctype ? strlen(ctype) : 0) + (extra ? strlen(extra) : 0) + CONN_LINE_ROOM;
-    char *head = malloc(cap);
-    if (!head || (!bodiless && len > UINT_MAX)) {
-        free(head);
+    int has_ctype = ctype && len > 0;
+    size_t ctype_len = has_ctype ? strlen(ctype) : 0;
+    size_t extra_len = extra ? strlen(extra) : 0;
+    char *p = NULL;
+    char *head = !bodiless && len > UINT_MAX
+                     ? NULL
+                     : head_begin(r->srv, status, HEAD_FIXED_MAX + ctype_len + extra_len, &p);
+    if (!head) {
         free(body);
         return -1;
     }
-    int n = snprintf(head, cap, "HTTP/1.1 %d %s\r\nDate: %s\r\n", status, status_reason(status),
-                     server_date(r->srv));
-    if (ctype && len > 0) n += snprintf(head + n, cap - (size_t)n, "Content-Type: %s\r\n", ctype);
-    if (!informational) n += snprintf(head + n, cap - (size_t)n, "Content-Length: %zu\r\n", len);
-    if (extra) n += snprintf(head + n, cap - (size_t)n, "%s", extra);
+    if (has_ctype) {
+        p = PUT_LIT(p, "Content-Type: ");
+        p = put_mem(p, ctype, ctype_len);
+        p = PUT_LIT(p, "\r\n");
+    }
+    if (!informational) {
+        p = PUT_LIT(p, "Content-Length: ");
+        p = put_u64(p, len);
+        p = PUT_LIT(p, "\r\n");
+    }
+    if (extra) p = put_mem(p, extra, extra_len);
     r->status = status;
     r->resp_head = head;
-    r->resp_head_len = (size_t)n;
+    r->resp_head_len = (size_t)(p - head);
     if (bodiless || len == 0) {
         free(body);
         body = NULL;
@@ -595,6 +695,15 @@ static void write_ctx_free(write_ctx *w) {
 
 static void stream_maybe_drain(http_conn *c);
 
+/* A write completed: the marks the write and idle deadlines measure progress from. */
+static void conn_wrote(http_conn *c) {
+    uint64_t now = log_monotonic_ns();
+    c->write_progress_ns = now;
+    c->unsent_mark = conn_unsent(c);
+    c->draining = 0;
+    if (c->writes_pending == 0) c->idle_since_ns = now;
+}
+
 static void on_write(uv_write_t *req, int status) {
     write_ctx *w = (write_ctx *)req;
     http_conn *c = w->conn;
@@ -609,11 +718,7 @@ static void on_write(uv_write_t *req, int status) {
         conn_close(c);
         return;
     }
-    uint64_t now = log_monotonic_ns();
-    c->write_progress_ns = now;
-    c->unsent_mark = conn_unsent(c);
-    c->draining = 0;
-    if (c->writes_pending == 0) c->idle_since_ns = now;
+    conn_wrote(c);
     conn_flush(c); /* hands a stream's buffered blocks to libuv, then pumps */
     stream_maybe_drain(c);
 }
@@ -635,9 +740,44 @@ static int conn_submit(http_conn *c, write_ctx *w, const uv_buf_t *bufs, unsigne
     return 0;
 }
 
-/* Queues head + body (both malloc'd, owned from here on) on the socket. */
+/* Writes what the socket takes of bufs right now, when nothing is queued before them: the
+ * bytes written (0 if none), bufs advanced past them; -1 when the connection failed. */
+static ssize_t conn_try_write(http_conn *c, uv_buf_t *bufs, unsigned *nbufs) {
+    if (c->writes_pending) return 0;
+    int n = uv_try_write((uv_stream_t *)&c->tcp, bufs, *nbufs);
+    if (n == UV_EAGAIN) return 0;
+    if (n < 0) return -1;
+    size_t left = (size_t)n;
+    while (*nbufs && left >= bufs[0].len) { /* drop the buffers written whole */
+        left -= bufs[0].len;
+        (*nbufs)--;
+        memmove(bufs, bufs + 1, *nbufs * sizeof *bufs);
+    }
+    if (*nbufs) {
+        bufs[0].base += left;
+        bufs[0].len -= left;
+    }
+    return n;
+}
+
+/* Sends head + body (both malloc'd, owned from here on) on the socket. An answer goes out at
+ * once when the socket takes all of it (the usual case), with no write request, completion
+ * callback or second round of conn_pump; whatever is left is queued with uv_write. */
 static int conn_write(http_conn *c, char *head, size_t head_len, char *body, size_t body_len,
                       int is_stream) {
+    uv_buf_t bufs[2];
+    unsigned nbufs = 0;
+    bufs[nbufs++] = uv_buf_init(head, (unsigned)head_len);
+    if (body && body_len) bufs[nbufs++] = uv_buf_init(body, (unsigned)body_len);
+    /* Streams keep to uv_write: their drain and deadline accounting counts write requests. */
+    ssize_t sent = is_stream ? 0 : conn_try_write(c, bufs, &nbufs);
+    if (sent < 0 || nbufs == 0) {
+        free(head);
+        free(body);
+        if (sent < 0) return -1;
+        conn_wrote(c);
+        return 0;
+    }
     write_ctx *w = calloc(1, sizeof *w);
     if (!w) {
         free(head);
@@ -647,10 +787,6 @@ static int conn_write(http_conn *c, char *head, size_t head_len, char *body, siz
     w->head = head;
     w->body = body;
     w->is_stream = is_stream;
-    uv_buf_t bufs[2];
-    unsigned nbufs = 0;
-    bufs[nbufs++] = uv_buf_init(head, (unsigned)head_len);
-    if (body && body_len) bufs[nbufs++] = uv_buf_init(body, (unsigned)body_len);
     return conn_submit(c, w, bufs, nbufs);
 }
 
@@ -1051,17 +1187,22 @@ static uint64_t conn_deadline(const http_conn *c, deadline_kind *kind) {
 
 static void on_conn_timer(uv_timer_t *t);
 
+/* Keeps the timer armed no later than the connection's next deadline. A timer already armed for
+ * that deadline or an earlier one is left alone: when it fires early, on_conn_timer finds no
+ * deadline reached and comes back here. Re-arming on every change instead (a libuv heap removal
+ * and insertion, once or twice per request, as the deadline moves on with each request) cost
+ * more than parsing a small request. */
 static void conn_update_timer(http_conn *c) {
     if (c->closing) return;
     deadline_kind kind;
     uint64_t at = conn_deadline(c, &kind);
-    if (kind == DL_NONE) {
-        uv_timer_stop(&c->timer);
+    if (uv_is_active((const uv_handle_t *)&c->timer) && (kind == DL_NONE || c->timer_at_ns <= at))
         return;
-    }
+    if (kind == DL_NONE) return;
     uint64_t now = log_monotonic_ns();
     uint64_t ms = at > now ? (at - now + 999999u) / 1000000u : 0;
     uv_timer_start(&c->timer, on_conn_timer, ms, 0);
+    c->timer_at_ns = at;
 }
 
 /* For the write deadline: true (and the deadline moved) if the client took bytes since the
@@ -1093,7 +1234,7 @@ static void on_conn_timer(uv_timer_t *t) {
     uint64_t at = conn_deadline(c, &kind);
     uint64_t now = log_monotonic_ns();
     if (kind == DL_NONE) return;
-    if (at > now) { /* the loop's cached clock fired us early */
+    if (at > now) { /* armed for an earlier deadline since moved on, or the loop's clock */
         conn_update_timer(c);
         return;
     }
@@ -1204,20 +1345,11 @@ static int scan_fail(http_conn *c, int status, const char *reason) {
     return 0;
 }
 
-/* llhttp's default (loose) build accepts a bare LF ending the request line or the head, and
- * obs-fold continuation lines; other parsers on the path may frame such requests differently.
- * So every byte outside the body is checked here: LF only after CR, CR only before LF, and no
- * line starting with SP/HT. Also counts the head's raw size. */
+/* Every byte outside the body goes through the framing checks llhttp's loose build does not
+ * make (server/http_framing.h), once. Also counts the head's raw size. */
 static int scan_framing(http_conn *c, const char *from, const char *to) {
-    for (const char *p = from; p < to; p++) {
-        unsigned char ch = (unsigned char)*p;
-        unsigned char prev = c->scan_prev;
-        if (prev == '\r' && ch != '\n') return scan_fail(c, 400, "bare CR");
-        if (ch == '\n' && prev != '\r') return scan_fail(c, 400, "bare LF");
-        if ((ch == ' ' || ch == '\t') && prev == '\n')
-            return scan_fail(c, 400, "obsolete line folding");
-        c->scan_prev = ch;
-    }
+    const char *bad = http_framing_check(from, to, &c->scan_prev);
+    if (bad) return scan_fail(c, 400, bad);
     if (c->phase != PH_HEAD || from == to) return 1;
     if (!c->head_started) {
         c->head_started = 1;
@@ -1275,7 +1407,6 @@ static int on_header_field_complete(llhttp_t *p) {
     long off = seg_finish(r, 0);
     if (off < 0) return cb_fail(c, -1, "out of memory");
     if (!is_token(r->arena + off)) return cb_fail(c, 400, "invalid header field name");
-    r->hdr_off[r->nhdr][0] = (uint32_t)off;
     return 0;
 }
 
@@ -1289,9 +1420,7 @@ static int on_header_value_complete(llhttp_t *p) {
     http_conn *c = conn_of(p);
     req_impl *r = c->cur;
     if (c->phase == PH_BODY) return 0;
-    long off = seg_finish(r, 1);
-    if (off < 0) return cb_fail(c, -1, "out of memory");
-    r->hdr_off[r->nhdr][1] = (uint32_t)off;
+    if (seg_finish(r, 1) < 0) return cb_fail(c, -1, "out of memory");
     r->nhdr++;
     return 0;
 }
@@ -1800,17 +1929,21 @@ void http_server_shutdown(http_server *s, void (*done)(void *arg), void *arg) {
 
 /* The stream's head, without the Connection line (added when it is written). */
 static int stream_build_head(req_impl *r, int status, const char *ctype, const char *extra) {
-    size_t cap = 200 + (ctype ? strlen(ctype) : 0) + (extra ? strlen(extra) : 0) + CONN_LINE_ROOM;
-    char *head = malloc(cap);
+    size_t ctype_len = ctype ? strlen(ctype) : 0;
+    size_t extra_len = extra ? strlen(extra) : 0;
+    char *p;
+    char *head = head_begin(r->srv, status, HEAD_FIXED_MAX + ctype_len + extra_len, &p);
     if (!head) return -1;
-    int n = snprintf(head, cap, "HTTP/1.1 %d %s\r\nDate: %s\r\n", status, status_reason(status),
-                     server_date(r->srv));
-    if (ctype) n += snprintf(head + n, cap - (size_t)n, "Content-Type: %s\r\n", ctype);
-    if (r->st_chunked) n += snprintf(head + n, cap - (size_t)n, "Transfer-Encoding: chunked\r\n");
-    if (extra) n += snprintf(head + n, cap - (size_t)n, "%s", extra);
+    if (ctype) {
+        p = PUT_LIT(p, "Content-Type: ");
+        p = put_mem(p, ctype, ctype_len);
+        p = PUT_LIT(p, "\r\n");
+    }
+    if (r->st_chunked) p = PUT_LIT(p, "Transfer-Encoding: chunked\r\n");
+    if (extra) p = put_mem(p, extra, extra_len);
     free(r->resp_head);
     r->resp_head = head;
-    r->resp_head_len = (size_t)n;
+    r->resp_head_len = (size_t)(p - head);
     return 0;
 }
 

@@ -36,6 +36,7 @@ typedef struct daemon_state {
     writer *writer;
     store_conn *reader;
     live *live;
+    token_cache *tokens;
     api_ctx api;
     uv_signal_t sigint, sigterm;
     uv_timer_t shutdown_timer;
@@ -200,7 +201,9 @@ static int start_http(daemon_state *d) {
     d->api.busy_timeout_ms = d->cfg.busy_timeout_ms;
     d->live = live_new(d->loop, d->reader);
     d->api.live = d->live;
-    if (!d->live) {
+    d->tokens = token_cache_new(TOKEN_CACHE_SLOTS);
+    d->api.tokens = d->tokens;
+    if (!d->live || !d->tokens) {
         log_msg(LOG_ERROR, "out of memory");
         return -1;
     }
@@ -247,6 +250,7 @@ int main(int argc, char **argv) {
         d.http = NULL;
         uv_run(d.loop, UV_RUN_DEFAULT);
         live_free(d.live);
+        token_cache_free(d.tokens);
         store_conn_close(d.reader);
         uv_loop_close(d.loop);
         return 1;
@@ -254,6 +258,7 @@ int main(int argc, char **argv) {
     uv_run(d.loop, UV_RUN_DEFAULT);
     http_server_free(d.http);
     live_free(d.live);
+    token_cache_free(d.tokens);
     store_conn_close(d.reader);
     uv_loop_close(d.loop);
     return 0;

@@ -134,3 +134,30 @@ def test_action_on_unknown_session_is_404(umpire):
     r = umpire.post(f"/v1/sessions/{random_hex(16)}/actions", {"type": "roll", "expr": "1d6"},
                     token=s["tokens"]["referee"])
     assert_error(r, 404, "session_not_found")
+
+
+def test_tokens_keep_their_meaning_once_authenticated(two):
+    """The loop thread remembers tokens it has found (server/token_cache.h): a remembered token
+    still means exactly its role in its own session, and nothing anywhere else."""
+    umpire, s, other = two
+    sid, oid = s["session"]["id"], other["session"]["id"]
+    ref, alice = s["tokens"]["referee"], s["tokens"]["sides"]["alice"]
+    for _ in range(2):  # the first round fills the cache, the second is answered from it
+        assert_error(act(umpire, s, random_hex(32)), 401, "unauthorized")
+        expect(act(umpire, s, alice, unit="a1"), 200)
+        expect(act(umpire, s, ref, unit="b1"), 200)
+        assert_error(act(umpire, s, alice, unit="b1"), 403, "forbidden")
+        assert_error(umpire.post(f"/v1/sessions/{sid}/reveal", {}, token=alice), 403,
+                     "forbidden")
+        assert_error(act(umpire, other, ref), 401, "unauthorized")
+        assert_error(act(umpire, other, alice, unit="a1"), 401, "unauthorized")
+        assert_error(act(umpire, s, ref.upper()), 401, "unauthorized")
+        r = umpire.post(f"/v1/sessions/{random_hex(16)}/actions", {"type": "roll", "expr": "1d6"},
+                        token=ref)
+        assert_error(r, 404, "session_not_found")
+    evs, _ = umpire.events(sid, ref)
+    assert [e["actor"] for e in evs[1:]] == ["side:alice", "referee"] * 2
+    assert version(umpire, other) == 1
+    # The other session's own tokens were never refused for having been tried here.
+    expect(act(umpire, other, other["tokens"]["referee"]), 200)
+    assert version(umpire, other) == 2

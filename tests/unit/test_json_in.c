@@ -194,6 +194,123 @@ static void action_envelope_splits_fields(void **state) {
     json_decref(v);
 }
 
+/* Expects the reader's error: status 400, the message and details.field / details.expected. */
+static void expect_field_error(const char *message, const char *field, const char *expected) {
+    api_error e = {0};
+    json_in_take_error(&e);
+    assert_int_equal(e.status, 400);
+    assert_string_equal(e.code, "invalid_field");
+    assert_string_equal(e.message, message);
+    assert_string_equal(json_string_value(json_object_get(e.details, "field")), field);
+    assert_string_equal(json_string_value(json_object_get(e.details, "expected")), expected);
+    api_error_clear(&e);
+}
+
+/* The readers' messages are part of the contract (clients and tests match them): pinned here
+ * word for word, for every reader, at the top level and under a prefix. */
+static void reader_errors_are_exact(void **state) {
+    (void)state;
+    api_error e = {0};
+    json_t *v = parse("{\"s\":1,\"n\":\"x\",\"b\":0,\"o\":[],\"a\":{},\"z\":\"a\\u0000\","
+                      "\"big\":99,\"long\":\"abcdef\",\"many\":[1,2,3],\"nul\":null}",
+                      &e);
+    assert_non_null(v);
+    const char *s = NULL;
+    int64_t n = 0;
+    bool b = false;
+    json_t *o = NULL;
+
+    assert_int_equal(json_in_string(v, "", "s", true, 10, &s), -1);
+    expect_field_error("field 's' must be a string of at most 10 bytes", "s",
+                       "a string of at most 10 bytes");
+    assert_int_equal(json_in_string(v, "p.q[2]", "long", true, 5, &s), -1);
+    expect_field_error("field 'p.q[2].long' must be a string of at most 5 bytes", "p.q[2].long",
+                       "a string of at most 5 bytes");
+    assert_int_equal(json_in_string(v, "", "missing", true, 7, &s), -1);
+    expect_field_error("field 'missing' must be a string of at most 7 bytes", "missing",
+                       "a string of at most 7 bytes");
+    assert_int_equal(json_in_string(v, "", "z", true, 7, &s), -1);
+    expect_field_error("field 'z' must be a string without NUL characters", "z",
+                       "a string without NUL characters");
+    s = "kept";
+    assert_int_equal(json_in_string(v, "", "nul", false, 7, &s), 0);
+    assert_string_equal(s, "kept");
+    assert_int_equal(json_in_string(v, "", "nul", true, 7, &s), -1);
+    expect_field_error("field 'nul' must be a string of at most 7 bytes", "nul",
+                       "a string of at most 7 bytes");
+
+    assert_int_equal(json_in_int(v, "", "n", true, 0, INT64_MAX, &n), -1);
+    expect_field_error("field 'n' must be an integer from 0 to 9223372036854775807", "n",
+                       "an integer from 0 to 9223372036854775807");
+    assert_int_equal(json_in_int(v, "x", "big", false, -5, 10, &n), -1);
+    expect_field_error("field 'x.big' must be an integer from -5 to 10", "x.big",
+                       "an integer from -5 to 10");
+    assert_int_equal(json_in_int(v, "", "gone", true, 1, 2, &n), -1);
+    expect_field_error("field 'gone' must be an integer from 1 to 2", "gone",
+                       "an integer from 1 to 2");
+    assert_int_equal(json_in_int(v, "", "big", true, 0, 99, &n), 0);
+    assert_int_equal(n, 99);
+
+    assert_int_equal(json_in_bool(v, "", "b", true, &b), -1);
+    expect_field_error("field 'b' must be true or false", "b", "true or false");
+    assert_int_equal(json_in_bool(v, "", "gone", true, &b), -1);
+    expect_field_error("field 'gone' must be true or false", "gone", "true or false");
+
+    assert_int_equal(json_in_object(v, "", "o", true, &o), -1);
+    expect_field_error("field 'o' must be an object", "o", "an object");
+    assert_int_equal(json_in_object(v, "", "a", true, &o), 0);
+    assert_true(json_is_object(o));
+
+    assert_int_equal(json_in_array(v, "", "a", true, 4, &o), -1);
+    expect_field_error("field 'a' must be an array of at most 4 items", "a",
+                       "an array of at most 4 items");
+    assert_int_equal(json_in_array(v, "", "many", true, 2, &o), -1);
+    expect_field_error("field 'many' must be an array of at most 2 items", "many",
+                       "an array of at most 2 items");
+    assert_int_equal(json_in_array(v, "", "gone", true, 2, &o), -1);
+    expect_field_error("field 'gone' must be an array of at most 2 items", "gone",
+                       "an array of at most 2 items");
+    o = NULL;
+    assert_int_equal(json_in_array(v, "", "gone", false, 2, &o), 0);
+    assert_null(o);
+    json_decref(v);
+}
+
+/* The _take variant hands the parsed body itself over as the fields (no copy); the const one
+ * leaves its body alone. Both give the same envelope. */
+static void action_envelope_take_reuses_the_body(void **state) {
+    (void)state;
+    static const char text[] = "{\"type\":\"roll\",\"expect_version\":3,\"unit\":\"u1\","
+                               "\"dice\":[4,2],\"expr\":\"2d6\",\"purpose\":\"hit\"}";
+    api_error e = {0};
+    json_t *body = parse(text, &e);
+    action_envelope copied, taken;
+    assert_int_equal(action_envelope_decode(body, &copied, &e), 0);
+    assert_int_equal(json_object_size(body), 6);
+    assert_ptr_not_equal(copied.fields, body);
+    assert_int_equal(action_envelope_decode_take(body, &taken, &e), 0);
+    assert_ptr_equal(taken.fields, body); /* owned by the envelope now */
+    assert_true(json_equal(copied.fields, taken.fields));
+    assert_int_equal(json_object_size(taken.fields), 2);
+    assert_string_equal(taken.type, copied.type);
+    assert_string_equal(taken.unit, "u1");
+    assert_int_equal(taken.expect_version, 3);
+    assert_int_equal(taken.ndice, 2);
+    action_envelope_clear(&copied);
+    action_envelope_clear(&taken);
+
+    /* On failure the body is released too (the leak checker of the test build would see it). */
+    body = parse("{\"type\":\"roll\",\"dice\":[1,\"2\"]}", &e);
+    assert_int_equal(action_envelope_decode_take(body, &taken, &e), -1);
+    assert_string_equal(json_string_value(json_object_get(e.details, "field")), "dice[1]");
+    api_error_clear(&e);
+    body = parse("{\"expr\":\"2d6\"}", &e);
+    assert_int_equal(action_envelope_decode_take(body, &taken, &e), -1);
+    assert_string_equal(e.message, "field 'type' must be a string of at most 48 bytes");
+    assert_null(taken.fields);
+    api_error_clear(&e);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(duplicate_keys_are_rejected),
@@ -205,6 +322,8 @@ int main(void) {
         cmocka_unit_test(field_errors_name_the_path),
         cmocka_unit_test(good_create_request_decodes),
         cmocka_unit_test(action_envelope_splits_fields),
+        cmocka_unit_test(reader_errors_are_exact),
+        cmocka_unit_test(action_envelope_take_reuses_the_body),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
