@@ -150,16 +150,20 @@ int mr_round_decode(const json_t *fields, void *out, api_error *err) {
 static json_t *combatant_json(const mr_combatant *c) {
     json_t *o = json_pack("{s:s}", "unit", c->unit);
     if (c->maneuver_given) {
-        if (c->maneuver.present)
-            json_object_set_new(o, "maneuver",
-                                json_pack("{s:s, s:i}", "box",
-                                          mr_box_maneuver_name(c->maneuver.box), "move_time",
-                                          c->maneuver.move_time));
-        else
+        if (c->maneuver.present) {
+            /* box is optional: an absent box (0) is left out, never written as "none", which
+             * would not decode again (found by fuzz_action_decode). */
+            json_t *m = json_pack("{s:i}", "move_time", c->maneuver.move_time);
+            if (c->maneuver.box)
+                json_object_set_new(m, "box", json_string(mr_box_maneuver_name(c->maneuver.box)));
+            json_object_set_new(o, "maneuver", m);
+        } else
             json_object_set_new(o, "maneuver", json_null());
     }
     if (c->horse_given) {
-        json_t *h = json_pack("{s:s}", "box", mr_box_maneuver_name(c->horse_box));
+        json_t *h = json_object();
+        if (c->horse_box)
+            json_object_set_new(h, "box", json_string(mr_box_maneuver_name(c->horse_box)));
         if (c->horse_move_time != MR_UNSET)
             json_object_set_new(h, "move_time", json_integer(c->horse_move_time));
         json_object_set_new(o, "horse", h);
