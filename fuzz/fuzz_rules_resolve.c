@@ -1,10 +1,16 @@
 /* fuzz_rules_resolve: the input is a JSON action body (up to the first NUL byte; the bytes after
  * it are manual dice values when the body has no "dice"). When it decodes for a ruleset action,
- * it is resolved against a small state (the ruleset's init_state with two units):
+ * it is resolved against each of two states, both from the ruleset's init_state with options {}:
+ *   - the ruleset's sample_setup (units with every ruleset field, so that actions naming them
+ *     reach the module's resolution; it must initialise), when the ruleset has one;
+ *   - two bare units, u1 (side red) and u2 (side blue): what a module does with units that
+ *     carry none of its fields.
+ * On each, the actor is the acting unit's side ("unit" in the body), else the referee, and:
  *   - with a seeded dice source (seed from the input's hash), twice: the results must be equal
  *     (a rules module is a pure function of state, action and dice);
  *   - with a manual source from the input's bytes (or the body's "dice");
- *   - odds_enumerate_new with a cap of 2000 combinations.
+ *   - odds_enumerate_new with a cap of 2000 combinations;
+ *   - the state is unchanged afterwards (states are immutable, rules/ruleset.h).
  * encode() of the decoded action must decode again to an equal encoding. Nothing may leak. */
 #include "protocol/json_in.h"
 #include "protocol/requests.h"
@@ -67,6 +73,124 @@ static int resolve_with(const rules_action *a, const void *decoded, rules_ctx *c
     return rc;
 }
 
+/* The state the action is resolved against, from setup text (NULL: two bare units). */
+static json_t *state_new(const ruleset *rs, const char *setup_text, const json_t *options) {
+    json_t *setup;
+    if (setup_text) {
+        json_error_t je;
+        setup = json_loads(setup_text, JSON_REJECT_DUPLICATES, &je);
+        if (!setup) {
+            fprintf(stderr, "fuzz_rules_resolve: %s: sample_setup is not JSON: %s\n", rs->id,
+                    je.text);
+            abort();
+        }
+    } else {
+        setup = json_pack("{s:[{s:s, s:s}, {s:s, s:s}]}", "units", "id", "u1", "side", "red", "id",
+                          "u2", "side", "blue");
+    }
+    api_error err = {0};
+    json_t *state = rs->init_state(options, setup, &err);
+    /* A sample that does not initialise is a bug in the module or its sample (test_registry
+     * says which); bare units may be refused (no module does so today). */
+    if (setup_text && !state) {
+        fprintf(stderr, "fuzz_rules_resolve: %s: init_state refuses sample_setup: %d %s: %s\n",
+                rs->id, err.status, err.code, err.message);
+        abort();
+    }
+    api_error_clear(&err);
+    json_decref(setup);
+    return state;
+}
+
+static void resolve_on(const json_t *state, const json_t *options, const rules_action *a,
+                       const void *decoded, const action_envelope *env, const uint8_t *data,
+                       size_t size, const uint8_t *tail, size_t ntail) {
+    api_error err = {0};
+    /* resolve() may change nothing reachable from the state: compared after every use. */
+    json_t *pristine = json_deep_copy(state);
+    CHECK(pristine != NULL);
+    char actor[8 + SIDE_NAME_MAX] = "referee";
+    rules_ctx ctx = {state, options, actor, NULL, NULL};
+    if (env->has_unit) {
+        ctx.unit = rules_state_unit(state, env->unit);
+        /* as the core does: a side acts with its own units (an unknown unit is the core's 422;
+         * here the referee acts without one) */
+        if (ctx.unit)
+            snprintf(actor, sizeof actor, "side:%s",
+                     json_string_value(json_object_get(ctx.unit, "side")) ?: "");
+    }
+
+    uint8_t seed[32];
+    seed_from(data, size, seed);
+    rules_outcome o1, o2;
+    dice_source *d1 = dice_source_new_seeded(seed, "fuzz-session", 1);
+    dice_source *d2 = dice_source_new_seeded(seed, "fuzz-session", 1);
+    CHECK(d1 && d2);
+    int r1 = resolve_with(a, decoded, &ctx, d1, &o1);
+    int r2 = resolve_with(a, decoded, &ctx, d2, &o2);
+    if (r1 != r2) dump_fail("seeded resolve is not deterministic (rc)", NULL, NULL);
+    if (r1 == 0) {
+        if (!json_equal(o1.result, o2.result))
+            dump_fail("seeded resolve is not deterministic", o1.result, o2.result);
+        if (strcmp(o1.summary, o2.summary) != 0)
+            dump_fail("seeded summary is not deterministic", NULL, NULL);
+        if (!json_equal(o1.new_state, o2.new_state))
+            dump_fail("seeded new_state is not deterministic", o1.new_state, o2.new_state);
+        CHECK(dice_source_next_nonce(d1) == dice_source_next_nonce(d2));
+    }
+    rules_outcome_clear(&o1);
+    rules_outcome_clear(&o2);
+    dice_source_free(d1);
+    dice_source_free(d2);
+
+    /* Manual: the body's dice, else the bytes after the NUL (signed, to reach bad values). */
+    int64_t *vals = NULL;
+    size_t nvals = 0;
+    if (env->has_dice) {
+        vals = env->dice;
+        nvals = env->ndice;
+    } else if (ntail > 0) {
+        nvals = ntail > 1000 ? 1000 : ntail;
+        vals = calloc(nvals, sizeof *vals);
+        for (size_t i = 0; vals && i < nvals; i++)
+            vals[i] = (int8_t)tail[i];
+    }
+    dice_source *dm = dice_source_new_manual(vals, vals ? nvals : 0);
+    CHECK(dm != NULL);
+    if (resolve_with(a, decoded, &ctx, dm, &o1) == 0) {
+        json_t *need = dice_source_needed_new(dm);
+        CHECK(json_is_array(need));
+        json_decref(need);
+        (void)dice_source_unsatisfied(dm);
+        (void)dice_source_supplied(dm);
+        for (size_t i = 0; i < dice_source_die_count(dm); i++) {
+            uint64_t nonce;
+            int sides, value;
+            dice_source_die(dm, i, &nonce, &sides, &value);
+            CHECK(sides >= 1 && value >= 1 && value <= sides);
+        }
+    }
+    rules_outcome_clear(&o1);
+    dice_source_free(dm);
+    if (vals != env->dice) free(vals);
+
+    /* Exact odds, capped. */
+    ctx.dice = NULL;
+    json_t *odds = odds_enumerate_new(a, decoded, &ctx, ODDS_CAP, &err);
+    if (odds) {
+        CHECK(json_is_array(json_object_get(odds, "outcomes")));
+        json_int_t n = json_integer_value(json_object_get(odds, "enumerated"));
+        CHECK(n >= 1 && n <= ODDS_CAP);
+    } else {
+        CHECK(err.status >= 400 && err.status <= 499);
+    }
+    json_decref(odds);
+    api_error_clear(&err);
+
+    if (!json_equal(state, pristine)) dump_fail("resolve changed the state", pristine, state);
+    json_decref(pristine);
+}
+
 static void run_action(const ruleset *rs, const rules_action *a, const action_envelope *env,
                        const uint8_t *data, size_t size, const uint8_t *tail, size_t ntail) {
     void *decoded = calloc(1, a->decoded_size ? a->decoded_size : 1);
@@ -90,93 +214,15 @@ static void run_action(const ruleset *rs, const rules_action *a, const action_en
     json_decref(enc);
     free(again);
 
-    /* A small state: two units on two sides. */
+    /* Both states, every input: the sample reaches the module's core, the bare units its
+     * refusals; an action naming a unit of one is an unknown unit on the other (cheap). */
     json_t *options = json_object();
-    json_t *setup = json_pack("{s:[{s:s, s:s}, {s:s, s:s}]}", "units", "id", "u1", "side", "red",
-                              "id", "u2", "side", "blue");
-    json_t *state = rs->init_state(options, setup, &err);
-    api_error_clear(&err);
-    if (state) {
-        rules_ctx ctx = {state, options, "referee", NULL, NULL};
-        if (env->has_unit) {
-            size_t i;
-            json_t *u;
-            json_array_foreach(json_object_get(state, "units"), i, u) {
-                if (strcmp(json_string_value(json_object_get(u, "id")) ?: "", env->unit) == 0) {
-                    ctx.unit = u;
-                    ctx.actor = i == 0 ? "side:red" : "side:blue";
-                }
-            }
-        }
-
-        uint8_t seed[32];
-        seed_from(data, size, seed);
-        rules_outcome o1, o2;
-        dice_source *d1 = dice_source_new_seeded(seed, "fuzz-session", 1);
-        dice_source *d2 = dice_source_new_seeded(seed, "fuzz-session", 1);
-        CHECK(d1 && d2);
-        int r1 = resolve_with(a, decoded, &ctx, d1, &o1);
-        int r2 = resolve_with(a, decoded, &ctx, d2, &o2);
-        if (r1 != r2) dump_fail("seeded resolve is not deterministic (rc)", NULL, NULL);
-        if (r1 == 0) {
-            if (!json_equal(o1.result, o2.result))
-                dump_fail("seeded resolve is not deterministic", o1.result, o2.result);
-            if (strcmp(o1.summary, o2.summary) != 0)
-                dump_fail("seeded summary is not deterministic", NULL, NULL);
-            if (!json_equal(o1.new_state, o2.new_state))
-                dump_fail("seeded new_state is not deterministic", o1.new_state, o2.new_state);
-            CHECK(dice_source_next_nonce(d1) == dice_source_next_nonce(d2));
-        }
-        rules_outcome_clear(&o1);
-        rules_outcome_clear(&o2);
-        dice_source_free(d1);
-        dice_source_free(d2);
-
-        /* Manual: the body's dice, else the bytes after the NUL (signed, to reach bad values). */
-        int64_t *vals = NULL;
-        size_t nvals = 0;
-        if (env->has_dice) {
-            vals = env->dice;
-            nvals = env->ndice;
-        } else if (ntail > 0) {
-            nvals = ntail > 1000 ? 1000 : ntail;
-            vals = calloc(nvals, sizeof *vals);
-            for (size_t i = 0; vals && i < nvals; i++) vals[i] = (int8_t)tail[i];
-        }
-        dice_source *dm = dice_source_new_manual(vals, vals ? nvals : 0);
-        CHECK(dm != NULL);
-        if (resolve_with(a, decoded, &ctx, dm, &o1) == 0) {
-            json_t *need = dice_source_needed_new(dm);
-            CHECK(json_is_array(need));
-            json_decref(need);
-            (void)dice_source_unsatisfied(dm);
-            (void)dice_source_supplied(dm);
-            for (size_t i = 0; i < dice_source_die_count(dm); i++) {
-                uint64_t nonce;
-                int sides, value;
-                dice_source_die(dm, i, &nonce, &sides, &value);
-                CHECK(sides >= 1 && value >= 1 && value <= sides);
-            }
-        }
-        rules_outcome_clear(&o1);
-        dice_source_free(dm);
-        if (vals != env->dice) free(vals);
-
-        /* Exact odds, capped. */
-        ctx.dice = NULL;
-        json_t *odds = odds_enumerate_new(a, decoded, &ctx, ODDS_CAP, &err);
-        if (odds) {
-            CHECK(json_is_array(json_object_get(odds, "outcomes")));
-            json_int_t n = json_integer_value(json_object_get(odds, "enumerated"));
-            CHECK(n >= 1 && n <= ODDS_CAP);
-        } else {
-            CHECK(err.status >= 400 && err.status <= 499);
-        }
-        json_decref(odds);
-        api_error_clear(&err);
+    const char *setups[2] = {rs->sample_setup, NULL};
+    for (int k = rs->sample_setup ? 0 : 1; k < 2; k++) {
+        json_t *state = state_new(rs, setups[k], options);
+        if (state) resolve_on(state, options, a, decoded, env, data, size, tail, ntail);
+        json_decref(state);
     }
-    json_decref(state);
-    json_decref(setup);
     json_decref(options);
     free(decoded);
 }

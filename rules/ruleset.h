@@ -80,6 +80,11 @@ typedef struct ruleset {
     /* Validates options and setup (setup.units already checked by the core for id and side) and
      * returns the initial state (new reference), or NULL with a 400/422 in err. */
     json_t *(*init_state)(const json_t *options, const json_t *setup, api_error *err);
+    /* Optional: a small valid `setup` object as JSON text, whose units carry every ruleset
+     * field (so that actions naming them reach the module's resolution), for fuzzers and docs;
+     * NULL: two bare units. init_state must accept it with options {} (tests/unit/
+     * test_registry.c checks every row). */
+    const char *sample_setup;
 } ruleset;
 
 /* The unit with this id in state.units (the convention above), borrowed; NULL if none. */

@@ -255,6 +255,11 @@ static const rules_action generic_actions[] = {
 static const rules_field generic_options[] = {{NULL, NULL, 0, NULL}};
 static const char *const generic_sources[] = {"shared/api-contract.md, Ruleset: generic", NULL};
 
+/* For fuzzers and docs: generic keeps units as given (the core reads id and side only). */
+static const char generic_sample_setup[] =
+    "{\"units\": [{\"id\": \"hero\", \"side\": \"players\", \"name\": \"Hero\"}, "
+    "{\"id\": \"orc\", \"side\": \"monsters\", \"name\": \"Orc\"}]}";
+
 const ruleset ruleset_generic = {
     .id = "generic",
     .title = "Generic dice",
@@ -265,4 +270,5 @@ const ruleset ruleset_generic = {
     .options_fields = generic_options,
     .sources = generic_sources,
     .init_state = generic_init_state,
+    .sample_setup = generic_sample_setup,
 };

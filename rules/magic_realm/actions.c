@@ -108,9 +108,11 @@ static int build_target(const rules_ctx *ctx, const mr_target_spec *t, mr_unit *
             mr_rule_error(err, "target.horse", "%s rides no active horse", u->id);
             return -1;
         }
+        /* No target.horse (or one without move_time): the horse's side in the state. The
+         * decoded spec's move_time is meaningful only when horse is present. */
+        bool given = t->horse.present && t->horse.move_time != MR_UNSET;
         u->horse_man =
-            (mr_maneuver){riding, MR_BOX_NONE,
-                          t->horse.move_time != MR_UNSET ? t->horse.move_time : u->horse.move_time};
+            (mr_maneuver){riding, MR_BOX_NONE, given ? t->horse.move_time : u->horse.move_time};
         return 0;
     }
     memset(u, 0, sizeof *u);

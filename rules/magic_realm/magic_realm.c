@@ -194,6 +194,52 @@ static const char *const mr_sources[] = {
     NULL,
 };
 
+/* For fuzzers and docs: one unit per path of the module. The Sharks with Wings cast
+ * (white-knight, bat-1, bat-2, as in scenarios/) so that the article's rounds replay on it; a
+ * mounted character with pieces that cover some directions only (one already damaged); an
+ * unarmored one; a Tremendous monster that turns red side up when it hits and one already red
+ * side up; a mounted denizen; an armored denizen with a missile attack. */
+static const char mr_sample_setup[] =
+    "{\"units\": ["
+    "{\"id\": \"white-knight\", \"side\": \"knight\", \"kind\": \"character\", "
+    "\"name\": \"White Knight\", \"vulnerability\": \"H\", "
+    "\"armor\": [{\"toughness\": \"H\", \"name\": \"suit of armor\"}]}, "
+    "{\"id\": \"bat-1\", \"side\": \"monsters\", \"kind\": \"denizen\", \"name\": \"Giant Bat\", "
+    "\"vulnerability\": \"H\", \"move_time\": 3, \"attack\": {\"harm\": \"M\", \"time\": 2}, "
+    "\"other_side\": {\"attack\": {\"harm\": \"M\", \"time\": 3}, \"move_time\": 2}, "
+    "\"flying\": true}, "
+    "{\"id\": \"bat-2\", \"side\": \"monsters\", \"kind\": \"denizen\", \"name\": \"Giant Bat\", "
+    "\"vulnerability\": \"H\", \"move_time\": 3, \"attack\": {\"harm\": \"M\", \"time\": 2}, "
+    "\"other_side\": {\"attack\": {\"harm\": \"M\", \"time\": 3}, \"move_time\": 2}, "
+    "\"flying\": true}, "
+    "{\"id\": \"black-knight\", \"side\": \"knight\", \"kind\": \"character\", "
+    "\"name\": \"Black Knight\", \"vulnerability\": \"H\", \"armor\": ["
+    "{\"toughness\": \"M\", \"protects\": [\"smash\"], \"name\": \"helmet\"}, "
+    "{\"toughness\": \"M\", \"state\": \"damaged\", \"protects\": [\"thrust\", \"swing\"], "
+    "\"name\": \"breastplate\"}, "
+    "{\"toughness\": \"H\", \"protects\": [\"thrust\"], \"name\": \"shield\"}], "
+    "\"horse\": {\"vulnerability\": \"M\", \"move_time\": 4, \"armored\": true, "
+    "\"name\": \"warhorse\"}}, "
+    "{\"id\": \"amazon\", \"side\": \"amazon\", \"kind\": \"character\", \"name\": \"Amazon\", "
+    "\"vulnerability\": \"M\", \"wounds\": 1}, "
+    "{\"id\": \"troll\", \"side\": \"monsters\", \"kind\": \"denizen\", "
+    "\"name\": \"Tremendous Troll\", \"vulnerability\": \"T\", \"armored\": true, "
+    "\"move_time\": 5, \"attack\": {\"harm\": \"T\", \"time\": 5}, "
+    "\"other_side\": {\"attack\": {\"harm\": \"T\", \"time\": 4}, \"move_time\": 6}, "
+    "\"red_side_up\": false}, "
+    "{\"id\": \"giant\", \"side\": \"monsters\", \"kind\": \"denizen\", "
+    "\"name\": \"Tremendous Giant\", \"vulnerability\": \"T\", \"move_time\": 5, "
+    "\"attack\": {\"kind\": \"striking\", \"harm\": \"T\", \"time\": 6, \"length\": 6}, "
+    "\"red_side_up\": true}, "
+    "{\"id\": \"lancer\", \"side\": \"natives\", \"kind\": \"denizen\", \"name\": \"Lancer\", "
+    "\"vulnerability\": \"M\", \"move_time\": 4, "
+    "\"attack\": {\"harm\": \"M\", \"sharpness\": 1, \"time\": 5, \"length\": 12}, "
+    "\"horse\": {\"vulnerability\": \"M\", \"move_time\": 3, \"name\": \"pony\"}}, "
+    "{\"id\": \"archer\", \"side\": \"natives\", \"kind\": \"denizen\", \"name\": \"Archer\", "
+    "\"vulnerability\": \"M\", \"armored\": true, \"move_time\": 4, "
+    "\"attack\": {\"kind\": \"missile\", \"harm\": \"L\", \"sharpness\": 2, \"time\": 3}}"
+    "]}";
+
 const ruleset ruleset_magic_realm = {
     .id = "magic-realm",
     .title = "Magic Realm: the Optional Combat Rules",
@@ -218,4 +264,5 @@ const ruleset ruleset_magic_realm = {
     .options_fields = mr_option_fields,
     .sources = mr_sources,
     .init_state = mr_init_state,
+    .sample_setup = mr_sample_setup,
 };

@@ -752,6 +752,45 @@ static void dead_horse_still_sets_the_drm(void **state) {
     json_decref(st);
 }
 
+/* An attack on a mounted unit of the session without target.horse meets the horse at the move
+ * time the state gives it (target.horse.move_time only overrides it), not at 0. Found writing
+ * the fuzzer's seeds against registry sample_setup: the archer's undercut on the Black Knight's
+ * horse missed with "horse move time 0". */
+static void a_units_horse_maneuvers_at_its_own_move_time(void **state) {
+    (void)state;
+    json_t *st = state_of(
+        "{\"units\": [{\"id\": \"rider\", \"side\": \"a\", \"kind\": \"character\", "
+        "\"vulnerability\": \"M\", \"horse\": {\"vulnerability\": \"M\", \"move_time\": 4}},"
+        "{\"id\": \"archer\", \"side\": \"b\", \"kind\": \"denizen\", \"vulnerability\": "
+        "\"M\", \"move_time\": 4, \"attack\": {\"kind\": \"missile\", \"harm\": \"L\", "
+        "\"time\": 3}}]}",
+        NULL, &(api_error){0});
+    assert_non_null(st);
+    const char *const actions[] = {
+        "{\"type\": \"attack\", \"target\": {\"unit\": \"rider\", \"move_time\": 6}, "
+        "\"hit\": \"undercut\"}",
+        "{\"type\": \"attack\", \"target\": {\"unit\": \"rider\", \"move_time\": 6, "
+        "\"horse\": {}}, \"hit\": \"undercut\"}",
+    };
+    for (size_t i = 0; i < 2; i++) {
+        outcome o = act(st, NULL, "side:b", "archer", actions[i], NULL, -1);
+        assert_int_equal(o.rc, 0);
+        /* 3 < 4: an undercut, DRM 3 - 4 + 4 = +3 */
+        assert_string_equal(sget(o.out.result, "hit"), "undercut");
+        assert_int_equal(iget(o.out.result, "drm"), 3);
+        outcome_clear(&o);
+    }
+    /* target.horse.move_time still overrides: 3 < 2 is false, a miss */
+    outcome o = act(st, NULL, "side:b", "archer",
+                    "{\"type\": \"attack\", \"target\": {\"unit\": \"rider\", \"move_time\": "
+                    "6, \"horse\": {\"move_time\": 2}}, \"hit\": \"undercut\"}",
+                    NULL, -1);
+    assert_int_equal(o.rc, 0);
+    assert_string_equal(sget(o.out.result, "hit"), "miss");
+    outcome_clear(&o);
+    json_decref(st);
+}
+
 static void a_killed_attacker_does_not_attack(void **state) {
     (void)state;
     json_t *st = state_of(
@@ -1131,6 +1170,7 @@ int main(void) {
         cmocka_unit_test(standard_table_takes_no_time_drm),
         cmocka_unit_test(situation_10_sharks_with_wings),
         cmocka_unit_test(dead_horse_still_sets_the_drm),
+        cmocka_unit_test(a_units_horse_maneuvers_at_its_own_move_time),
         cmocka_unit_test(a_killed_attacker_does_not_attack),
         cmocka_unit_test(tremendous_monster_turns_red_then_kills),
         cmocka_unit_test(run_rules_5_1_and_5_2),
