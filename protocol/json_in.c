@@ -18,11 +18,24 @@ void json_in_take_error(api_error *err) {
     memset(&last_error, 0, sizeof last_error);
 }
 
+/* Appends s at out[n], keeping to cap bytes in all; the new length. */
+static size_t path_append(char *out, size_t n, size_t cap, const char *s) {
+    size_t len = strlen(s);
+    if (len > cap - n) len = cap - n;
+    memcpy(out + n, s, len);
+    return n + len;
+}
+
+/* "prefix.name" (or "name"), cut to JSON_IN_PATH_MAX - 1 bytes as snprintf would cut it, without
+ * snprintf: rules modules build paths while reading every unit of a state. */
 void json_in_path(char *out, const char *prefix, const char *name) {
-    if (prefix && *prefix)
-        snprintf(out, JSON_IN_PATH_MAX, "%s.%s", prefix, name);
-    else
-        snprintf(out, JSON_IN_PATH_MAX, "%s", name);
+    size_t cap = JSON_IN_PATH_MAX - 1, n = 0;
+    if (prefix && *prefix) {
+        n = path_append(out, n, cap, prefix);
+        n = path_append(out, n, cap, ".");
+    }
+    n = path_append(out, n, cap, name);
+    out[n] = '\0';
 }
 
 void json_in_path_index(char *out, const char *prefix, size_t i) {
