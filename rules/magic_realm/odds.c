@@ -1,6 +1,12 @@
 /* Exact odds in the contract's magic-realm vocabulary. The core enumerates every pair of dice
  * (36 per roll) and groups identical keys; these hooks choose the keys and turn the groups into
- * "rolls" (r = 1..6, the higher of two dice, p = (2r-1)/36) with "p_kill" / "p_success". */
+ * "rolls" (r = 1..6, the higher of two dice, p = (2r-1)/36) with "p_kill" / "p_success".
+ *
+ * The DRM of an attack or a run is fixed before its roll (3rd edition: "all combat roll DRMs are
+ * set at the moment of hit determination"), so its terms are the same for every die: they go
+ * into the key and the label without splitting any group, and the answer carries them once
+ * ("drm", "drm_terms"), as the action's result does. A round's groups are its effects; the
+ * DRMs of its attacks and runs are listed once beside them ("attacks", "runs"). */
 #include "rules/magic_realm/mr.h"
 
 #include <stdio.h>
@@ -77,8 +83,34 @@ static json_t *rolls_new(const json_t *answer, bool with_harm) {
 static void lift_drm(json_t *answer) {
     json_t *first =
         json_object_get(json_array_get(json_object_get(answer, "outcomes"), 0), "result");
-    json_t *drm = json_object_get(first, "drm");
+    json_t *drm = json_object_get(first, "drm"), *terms = json_object_get(first, "drm_terms");
     if (drm) json_object_set(answer, "drm", drm);
+    if (terms) json_object_set(answer, "drm_terms", terms);
+}
+
+/* Copies `key` of `from` into `to` when it is there. */
+static void copy_key(json_t *to, const json_t *from, const char *key) {
+    json_t *v = json_object_get(from, key);
+    if (v) json_object_set(to, key, v);
+}
+
+/* The DRM of a result as an action's summary says it: "DRM +2 (time +1, move -3, undercut +4)",
+ * or the basic game's table that takes none. */
+static void say_drm(const json_t *result, char *buf, size_t cap) {
+    if (!strcmp(str(result, "table"), mr_table_name(MR_TABLE_STANDARD))) {
+        mr_say(buf, cap, "no DRM (the basic game's Missile Table)");
+        return;
+    }
+    mr_terms terms = {0};
+    size_t i;
+    json_t *t;
+    json_array_foreach(json_object_get(result, "drm_terms"), i, t) {
+        mr_terms_add(&terms, str(t, "term"), (int)json_integer_value(json_object_get(t, "value")));
+    }
+    char text[200];
+    mr_terms_text(&terms, text, sizeof text);
+    mr_say(buf, cap, "DRM %+lld (%s)",
+           (long long)json_integer_value(json_object_get(result, "drm")), text);
 }
 
 /* ---- attack ------------------------------------------------------------------------------ */
@@ -91,10 +123,13 @@ json_t *mr_attack_odds_key(const json_t *result, char *label, size_t cap) {
         json_object_set(k, "roll", roll);
         json_object_set(k, "adjusted", json_object_get(result, "adjusted"));
         json_object_set(k, "drm", json_object_get(result, "drm"));
-        snprintf(label, cap, "roll %lld (adjusted %lld): %s harm, %s",
-                 (long long)json_integer_value(roll),
-                 (long long)json_integer_value(json_object_get(result, "adjusted")),
-                 str(result, "harm"), str(result, "outcome"));
+        copy_key(k, result, "drm_terms");
+        label[0] = '\0';
+        say_drm(result, label, cap);
+        mr_say(label, cap, "; roll %lld (adjusted %lld): %s harm, %s",
+               (long long)json_integer_value(roll),
+               (long long)json_integer_value(json_object_get(result, "adjusted")),
+               str(result, "harm"), str(result, "outcome"));
     } else {
         snprintf(label, cap, "%s: %s harm, %s",
                  !strcmp(str(result, "hit"), "miss") ? "miss, no roll" : "no roll",
@@ -128,10 +163,13 @@ json_t *mr_run_odds_key(const json_t *result, char *label, size_t cap) {
     json_t *k = json_pack("{s:O, s:O, s:O, s:s}", "roll", json_object_get(result, "roll"),
                           "adjusted", json_object_get(result, "adjusted"), "drm",
                           json_object_get(result, "drm"), "outcome", str(result, "outcome"));
-    snprintf(label, cap, "roll %lld (adjusted %lld): %s",
-             (long long)json_integer_value(json_object_get(result, "roll")),
-             (long long)json_integer_value(json_object_get(result, "adjusted")),
-             str(result, "outcome"));
+    copy_key(k, result, "drm_terms");
+    label[0] = '\0';
+    say_drm(result, label, cap);
+    mr_say(label, cap, "; roll %lld (adjusted %lld): %s",
+           (long long)json_integer_value(json_object_get(result, "roll")),
+           (long long)json_integer_value(json_object_get(result, "adjusted")),
+           str(result, "outcome"));
     return k;
 }
 
@@ -169,10 +207,104 @@ json_t *mr_round_odds_key(const json_t *result, char *label, size_t cap) {
         }
         if (!strcmp(str(e, "horse"), "killed")) mr_say(label, cap, ", horse killed");
     }
-    return json_pack("{s:O}", "effects", effects);
+    json_t *k = json_pack("{s:O}", "effects", effects);
+    /* The DRMs, carried to mr_round_odds_finish and taken out there: an attack's is fixed at hit
+     * determination, but the attack has none in a result where it was skipped (its attacker or
+     * target dead or gone), so the key holds each attack that has one. */
+    json_t *attacks = json_array(), *runs = json_array();
+    json_array_foreach(json_object_get(result, "attacks"), i, e) {
+        if (!json_object_get(e, "drm")) continue;
+        json_t *a = json_object();
+        static const char *const keys[] = {"order", "attacker",  "target", "name", "aim",
+                                           "hit",   "hit_rider", "table",  "drm",  "drm_terms"};
+        for (size_t j = 0; j < sizeof keys / sizeof keys[0]; j++)
+            copy_key(a, e, keys[j]);
+        json_array_append_new(attacks, a);
+    }
+    json_array_foreach(json_object_get(result, "runs"), i, e) {
+        json_t *r = json_object();
+        copy_key(r, e, "unit");
+        copy_key(r, e, "drm");
+        copy_key(r, e, "drm_terms");
+        json_array_append_new(runs, r);
+    }
+    json_object_set_new(k, "attack_drms", attacks);
+    json_object_set_new(k, "run_drms", runs);
+    return k;
+}
+
+static json_int_t order_of(const json_t *attack) {
+    return json_integer_value(json_object_get(attack, "order"));
+}
+
+/* The line of one attack's or run's DRM: "bat-1 Giant Bat at white-knight: intercept, DRM -3
+ * (time +2, move -5)"; "white-knight runs: DRM +4 (move +5, ...)". */
+static void name_drm(json_t *entry, bool run) {
+    char line[256] = "";
+    if (run) {
+        mr_say(line, sizeof line, "%s runs: ", str(entry, "unit"));
+    } else {
+        mr_say(line, sizeof line, "%s%s%s at %s", str(entry, "attacker"),
+               *str(entry, "name") ? " " : "", str(entry, "name"), str(entry, "target"));
+        if (*str(entry, "aim")) mr_say(line, sizeof line, " (%s)", str(entry, "aim"));
+        mr_say(line, sizeof line, ": %s, ", str(entry, "hit"));
+    }
+    say_drm(entry, line, sizeof line);
+    json_object_set_new(entry, "summary", json_string(line));
+}
+
+/* Takes the DRMs out of the keys: groups that differ only in which attacks kept theirs are one
+ * outcome (the same effects), and every DRM is listed once in the answer. */
+static void lift_round_drms(json_t *answer) {
+    json_t *outcomes = json_object_get(answer, "outcomes");
+    json_t *kept = json_array(), *attacks = json_array(), *runs = NULL;
+    size_t i;
+    json_t *row;
+    json_array_foreach(outcomes, i, row) {
+        json_t *result = json_object_get(row, "result");
+        size_t j;
+        json_t *a;
+        json_array_foreach(json_object_get(result, "attack_drms"), j, a) {
+            size_t at = 0;
+            while (at < json_array_size(attacks) &&
+                   order_of(json_array_get(attacks, at)) < order_of(a))
+                at++;
+            if (at == json_array_size(attacks) ||
+                order_of(json_array_get(attacks, at)) != order_of(a))
+                json_array_insert(attacks, at, a); /* by order, each attack once */
+        }
+        if (!runs) runs = json_incref(json_object_get(result, "run_drms"));
+        json_object_del(result, "attack_drms");
+        json_object_del(result, "run_drms");
+        json_t *same = NULL, *k;
+        json_array_foreach(kept, j, k) {
+            if (json_equal(json_object_get(json_object_get(k, "result"), "effects"),
+                           json_object_get(result, "effects"))) {
+                same = k;
+                break;
+            }
+        }
+        if (!same) {
+            json_array_append(kept, row);
+            continue;
+        }
+        json_real_set(json_object_get(same, "p"), json_real_value(json_object_get(same, "p")) +
+                                                      json_real_value(json_object_get(row, "p")));
+        json_t *c = json_object_get(same, "count"), *d = json_object_get(row, "count");
+        if (c && d) json_integer_set(c, json_integer_value(c) + json_integer_value(d));
+    }
+    json_array_clear(outcomes);
+    json_array_extend(outcomes, kept);
+    json_decref(kept);
+    json_array_foreach(attacks, i, row) name_drm(row, false);
+    if (!runs) runs = json_array();
+    json_array_foreach(runs, i, row) name_drm(row, true);
+    json_object_set_new(answer, "attacks", attacks);
+    json_object_set_new(answer, "runs", runs);
 }
 
 void mr_round_odds_finish(json_t *answer) {
+    lift_round_drms(answer);
     sort_outcomes(answer, by_p_desc);
     json_t *units = json_object();
     size_t i;

@@ -212,7 +212,67 @@ def test_session_odds_of_a_round(umpire):
     assert abs(units["bat-2"]["p_killed"] - float(Fraction(11, 36) * Fraction(25, 36))) < 1e-12
     assert abs(sum(o["p"] for o in ans["outcomes"]) - 1) < 1e-9
     assert all(o["summary"] for o in ans["outcomes"])
+    # the DRMs, fixed at hit determination, named once beside the outcomes (the article's
+    # "Bat: +3 -5 = -2", "Knight: +5 -2 = +3")
+    assert [(a["order"], a["attacker"], a["target"], a["hit"], a["drm"]) for a in ans["attacks"]] \
+        == [(1, "bat-2", "white-knight", "intercept", -2), (2, "white-knight", "bat-2",
+                                                           "intercept", 3)]
+    assert [(t["term"], t["value"]) for t in ans["attacks"][0]["drm_terms"]] == \
+        [("time", 3), ("move", -5)]
+    assert [(t["term"], t["value"]) for t in ans["attacks"][1]["drm_terms"]] == \
+        [("time", 5), ("move", -2)]
+    assert ans["attacks"][1]["summary"] == \
+        "white-knight Great Sword at bat-2: intercept, DRM +3 (time +5, move -2)"
+    assert ans["runs"] == []
+    assert all(set(o["result"]) == {"effects"} for o in ans["outcomes"])
     assert umpire.session(sid, token=ref)["version"] == before   # odds write nothing
+
+
+def test_round_odds_name_every_drm_once(umpire):
+    """Round 1 of Situation 10 asked before it is played: the run's DRM (+4 -3 +2) and both Bats'
+    (+2 -6 +4) are listed once; the Knight's swing misses and has none."""
+    sid, tok = create(umpire)
+    body = action(0)
+    body.pop("dice")
+    ans = expect(umpire.post(f"/v1/sessions/{sid}/odds", body, token=tok["referee"]), 200)
+    assert [(r["unit"], r["drm"]) for r in ans["runs"]] == [("white-knight", 3)]
+    assert [t["value"] for t in ans["runs"][0]["drm_terms"]] == [4, -3, 2]
+    assert ans["runs"][0]["summary"] == \
+        "white-knight runs: DRM +3 (move +4, fastest attacker -3, attackers +2)"
+    assert [(a["attacker"], a["hit"], a["drm"]) for a in ans["attacks"]] == \
+        [("bat-1", "undercut", 0), ("bat-2", "undercut", 0)]
+    for a in ans["attacks"]:
+        assert [(t["term"], t["value"]) for t in a["drm_terms"]] == \
+            [("time", 2), ("move", -6), ("undercut", 4)]
+        assert a["summary"].endswith(": undercut, DRM +0 (time +2, move -6, undercut +4)")
+    # he gets away on 3 or less (9/36), and then nobody strikes anyone
+    assert abs(ans["units"]["white-knight"]["p_escaped"] - 9 / 36) < 1e-12
+
+
+def test_round_odds_group_by_effects_alone(umpire):
+    """Two swings at one Bat: when the first kills it the second is skipped and has no DRM in
+    that result; the Bat's death is still one outcome, and each swing's DRM is listed once."""
+    sid, tok = create(umpire)
+    swing = {"target": "bat-1", "box": "swing", "kind": "striking", "harm": "M", "time": 4,
+             "name": "Mace"}
+    body = {"type": "round", "combatants": [
+        {"unit": "white-knight", "maneuver": {"box": "dodge", "move_time": 4},
+         "attacks": [swing, dict(swing)]},
+        {"unit": "bat-1", "box": "swing"}]}
+    ans = expect(umpire.post(f"/v1/sessions/{sid}/odds", body, token=tok["referee"]), 200)
+    # +4 -3 = +1 on the Fumble table: M harm goes to H (the Bat's vulnerability) on 2 or less
+    assert ans["enumerated"] == 4 + 32 * 36
+    effects = [json.dumps(o["result"]["effects"], sort_keys=True) for o in ans["outcomes"]]
+    assert len(effects) == len(set(effects)) == 2
+    killed = next(o for o in ans["outcomes"]
+                  if any(e["unit"] == "bat-1" and e["status"] == "killed"
+                         for e in o["result"]["effects"]))
+    want = Fraction(4, 36) + Fraction(32, 36) * Fraction(4, 36)
+    assert abs(killed["p"] - float(want)) < 1e-12
+    assert abs(ans["units"]["bat-1"]["p_killed"] - float(want)) < 1e-12
+    assert [(a["order"], a["drm"]) for a in ans["attacks"]] == [(1, 1), (2, 1)]
+    assert all(a["summary"] == "white-knight Mace at bat-1: intercept, DRM +1 (time +4, move -3)"
+               for a in ans["attacks"])
 
 
 def test_errors_a_bot_can_meet(umpire):

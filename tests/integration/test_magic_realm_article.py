@@ -1,9 +1,12 @@
-"""Every numeric claim of the Optional Combat article through the real daemon's odds endpoint:
-Situations 1-10, the Notes on the 3rd Edition, and every cell of the 3rd-edition results table
-(4 targets x 5 attacks x intercept/undercut). The claims are data, transcribed from the article in
-tests/data/gen-magic-realm-article.py (the unit test test_magic_realm_article.c reads the same
-file). Where the article contradicts the rules text, the case carries a `slip` naming it and
-expects the rules' answer."""
+"""The Optional Combat article's table questions through the real daemon's odds endpoint: the
+DRMs, roll-by-roll harms and percentages of Situations 1-10, every cell of the 3rd-edition
+results table (4 targets x 5 attacks x intercept/undercut), and of the Notes on the 3rd Edition
+the Crossbowmen's undercut, the Bashkar rider's 30% and the horse-and-rider examples (A) and (B)
+(the Notes' other figures need counter values or box odds the article does not give; see
+test_magic_realm_article.c). Every answer with a DRM names its terms. The claims are data,
+transcribed from the article in tests/data/gen-magic-realm-article.py (the unit test
+test_magic_realm_article.c reads the same file). Where the article contradicts the rules text,
+the case carries a `slip` naming it and expects the rules' answer."""
 
 import json
 import math
@@ -95,12 +98,39 @@ def check(answer, e, slip):
     if slip and "percent" in e and "rounding" in slip:
         # the slip is real: the article's figure is not the exact value rounded
         assert rounded_percent(p_good) != e["percent"]
+    if "drm_terms" in e:
+        assert [t["value"] for t in answer["drm_terms"]] == e["drm_terms"], answer["drm_terms"]
+    if "at_roll" in e:
+        at = e["at_roll"]
+        r = answer["rolls"][at["roll"] - 1]
+        assert (r["adjusted"], r["harm"], r["outcome"]) == \
+            (at["adjusted"], at["harm"], at["outcome"]), r
+
+
+def check_drm_terms(action, answer):
+    """Every answer with a DRM names its terms as the action's result does: they add up to the
+    DRM (the basic game's table takes none), and each rolled outcome's summary says them first."""
+    if "drm" not in answer:
+        assert "drm_terms" not in answer
+        return
+    terms = answer["drm_terms"]
+    assert sum(t["value"] for t in terms) == answer["drm"]
+    if action.get("table") == "standard":
+        want = "no DRM (the basic game's Missile Table); roll "
+    else:
+        named = ", ".join(f"{t['term']} {t['value']:+d}" for t in terms) or "none"
+        want = f"DRM {answer['drm']:+d} ({named}); roll "
+    for o in answer["outcomes"]:
+        if "roll" in o["result"]:
+            assert o["result"]["drm_terms"] == terms
+            assert o["summary"].startswith(want), (o["summary"], want)
 
 
 @pytest.mark.parametrize("case", DATA["cases"], ids=[c["id"] for c in DATA["cases"]])
 def test_article_claim(mr, case):
     answer = odds(mr, case["action"], case.get("options"))
     check(answer, case["expect"], case.get("slip"))
+    check_drm_terms(case["action"], answer)
 
 
 def table_cells():
