@@ -33,7 +33,7 @@ endif
 CFLAGS    := -std=c11 $(WARN) $(OPT)
 CXXFLAGS  := -std=c++17 $(WARN) $(OPT)
 LDFLAGS   := $(filter -fsanitize=%,$(OPT))
-LDLIBS    := -luv -ljansson -lsqlite3 -lcrypto -lpthread -lstdc++
+LDLIBS    := -luv -ljansson -lsqlite3 -lcrypto -lpthread -lstdc++ -lm
 
 # Sources: everything but the two mains is the library the tests link against.
 MAIN_SRC  := server/main.c

@@ -27,7 +27,7 @@ FUZZ_CPPFLAGS := -D_GNU_SOURCE -DUMPIRE_VERSION='"$(VERSION)"' -DUMPIRE_SOURCE_D
 FUZZ_LIB_CFLAGS   := -std=c11 -Wall -Wextra $(FUZZ_OPT) $(FUZZ_SAN) -fsanitize=fuzzer-no-link
 FUZZ_LIB_CXXFLAGS := -std=c++17 -Wall -Wextra $(FUZZ_OPT) $(FUZZ_SAN) -fsanitize=fuzzer-no-link
 FUZZ_CFLAGS   := -std=c11 -Wall -Wextra -Werror $(FUZZ_OPT) $(FUZZ_SAN) -fsanitize=fuzzer
-FUZZ_LDLIBS   := -luv -ljansson -lsqlite3 -lcrypto -lpthread -lstdc++
+FUZZ_LDLIBS   := -luv -ljansson -lsqlite3 -lcrypto -lpthread -lstdc++ -lm
 
 # target:max_len (bytes)
 FUZZ_SPECS    := fuzz_http:16384 fuzz_action_decode:4096 fuzz_rules_resolve:2048 \

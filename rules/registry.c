@@ -5,10 +5,12 @@
 
 extern const ruleset ruleset_generic;
 extern const ruleset ruleset_magic_realm;
+extern const ruleset ruleset_vaevictis_corbach;
 
 static const ruleset *const registry[] = {
     &ruleset_generic,
     &ruleset_magic_realm,
+    &ruleset_vaevictis_corbach,
 };
 
 #define REGISTRY_SIZE (sizeof registry / sizeof registry[0])

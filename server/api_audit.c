@@ -220,6 +220,18 @@ void api_post_ruleset_odds(api_ctx *ctx, http_request *req, const route_match *m
         ow->state = rs->init_state(ow->options, setup ? setup : empty, &err);
         json_decref(empty);
         if (ow->state) rc = decode_odds_action(rs, body, ow, &env, &err);
+        /* The acting unit comes from the inline setup when there is one (rulesets whose actions
+         * name their units, e.g. vaevictis-corbach-1760); without a setup, a ruleset takes
+         * everything inline (magic-realm) and `unit` is only a label. */
+        if (rc == 0 && env.has_unit && setup) {
+            const json_t *u = rules_state_unit(ow->state, env.unit);
+            ow->unit = u ? json_deep_copy(u) : NULL;
+            if (!ow->unit) {
+                api_error_set(&err, 422, "unknown_unit", json_pack("{s:s}", "unit", env.unit),
+                              "there is no unit '%s' in the setup", env.unit);
+                rc = -1;
+            }
+        }
     }
     if (ow) snprintf(ow->actor, sizeof ow->actor, "referee");
     json_decref(options);

@@ -5,6 +5,7 @@
 #include "rules/magic_realm/mr.h"
 
 #include "protocol/json_in.h"
+#include "rules/common/fields.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -15,34 +16,12 @@ static int take(api_error *err) {
 }
 
 static const json_t *present(const json_t *obj, const char *name) {
-    const json_t *v = json_object_get(obj, name);
-    return v && !json_is_null(v) ? v : NULL;
-}
-
-/* The error of mr_in_enum, built only when there is one (it was most of the cost of loading
- * units from the state on every action: valgrind --tool=callgrind). */
-static int enum_fail(const char *prefix, const char *name, const char *const *names,
-                     api_error *err) {
-    char path[JSON_IN_PATH_MAX], expected[160] = "one of";
-    json_in_path(path, prefix, name);
-    for (int i = 0; names[i]; i++)
-        snprintf(expected + strlen(expected), sizeof expected - strlen(expected), "%s %s",
-                 i ? "," : "", names[i]);
-    api_error_field(err, path, expected);
-    return -1;
+    return rules_in_present(obj, name);
 }
 
 int mr_in_enum(const json_t *obj, const char *prefix, const char *name, bool required,
                const char *const *names, int first_value, int *out, api_error *err) {
-    const json_t *v = present(obj, name);
-    if (!v) return required ? enum_fail(prefix, name, names, err) : 0;
-    const char *s = json_string_value(v);
-    for (int i = 0; s && names[i]; i++)
-        if (strcmp(s, names[i]) == 0 && strlen(s) == json_string_length(v)) {
-            *out = first_value + i;
-            return 0;
-        }
-    return enum_fail(prefix, name, names, err);
+    return rules_in_enum(obj, prefix, name, required, names, first_value, out, err);
 }
 
 int mr_in_level(const json_t *obj, const char *prefix, const char *name, bool required, int lo,
