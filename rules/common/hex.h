@@ -39,8 +39,8 @@
 #include <stddef.h>
 
 #define HEX_DIRS         6
-#define HEX_NAME_MAX     5  /* "1204" and its NUL */
-#define HEX_TERRAINS_MAX 3  /* terrain types in one hex ("woods" on a "slope") */
+#define HEX_NAME_MAX     5   /* "1204" and its NUL */
+#define HEX_TERRAINS_MAX 3   /* terrain types in one hex ("woods" on a "slope") */
 #define HEX_LINE_MAX     256 /* hexes on one line of sight */
 
 enum { HEX_N = 0, HEX_NE, HEX_SE, HEX_S, HEX_SW, HEX_NW };
@@ -89,8 +89,9 @@ int hex_line(const hex_grid *g, hex a, hex b, hex *out, int cap, bool *along);
 
 typedef struct hex_map_spec {
     const char *const *terrains; /* NULL-terminated names; terrain id = index */
-    const char *const *features; /* NULL-terminated hexside feature names; feature bit = 1 << index */
-    int level_min, level_max;    /* hex levels allowed */
+    const char *const
+        *features;            /* NULL-terminated hexside feature names; feature bit = 1 << index */
+    int level_min, level_max; /* hex levels allowed */
 } hex_map_spec;
 
 /* Validates a setup map (path `path`, e.g. "setup.map") against spec and returns the normalised
