@@ -12,10 +12,6 @@
 #include <math.h>
 #include <string.h>
 
-void vc_hex_name(hex h, char *out) {
-    hex_format(h, out);
-}
-
 /* TET, Village, Observations: the flank hexes of infantry in a village are front hexes. */
 static int village_flank(const json_t *map, const vc_unit *u) {
     if (vc_is_infantry(u) && (hex_map_terrain(map, &vc_map_spec, u->at) & VC_F(VC_VILLAGE)))

@@ -179,8 +179,6 @@ bool vc_in_enemy_zoc(const json_t *map, const vc_army *army, const char *side, h
 /* Living units in hex h, in state order, into out (at most cap); the count. */
 size_t vc_stack(vc_army *army, hex h, vc_unit **out, size_t cap);
 bool vc_enemy_in(const vc_army *army, const char *side, hex h);
-/* Hexes from a to b: the ZoC-free, terrain-aware notion of a hex name for messages. */
-void vc_hex_name(hex h, char *out);
 
 /* ---- morale test: house default (the charts do not say how a TM is rolled) ------------------ */
 typedef struct vc_test {
