@@ -299,9 +299,7 @@ int vc_melee_resolve(const rules_ctx *ctx, const void *action, rules_outcome *ou
     const vc_melee_action *a = action;
     vc_army army;
     vc_options o;
-    vc_options_read(ctx->options, &o);
-    if (vc_check_pending(ctx->state, NULL, err) != 0 || vc_army_load(ctx->state, &army, err) != 0)
-        return -1;
+    if (vc_begin(ctx, &army, &o, err) != 0) return -1;
     assault s = {0};
     s.map = json_object_get(ctx->state, "map");
     s.formations = json_object_get(ctx->state, "formations");

@@ -104,9 +104,7 @@ int vc_morale_resolve(const rules_ctx *ctx, const void *action, rules_outcome *o
     const vc_morale_action *a = action;
     vc_army army;
     vc_options o;
-    vc_options_read(ctx->options, &o);
-    if (vc_check_pending(ctx->state, NULL, err) != 0 || vc_army_load(ctx->state, &army, err) != 0)
-        return -1;
+    if (vc_begin(ctx, &army, &o, err) != 0) return -1;
     vc_unit *u = vc_acting_unit(ctx, &army, err);
     char why[64] = "TM";
     if (a->modifier) rules_say(why, sizeof why, "%+d", a->modifier);
@@ -143,9 +141,7 @@ int vc_rally_resolve(const rules_ctx *ctx, const void *action, rules_outcome *ou
     (void)action;
     vc_army army;
     vc_options o;
-    vc_options_read(ctx->options, &o);
-    if (vc_check_pending(ctx->state, NULL, err) != 0 || vc_army_load(ctx->state, &army, err) != 0)
-        return -1;
+    if (vc_begin(ctx, &army, &o, err) != 0) return -1;
     vc_unit *u = vc_acting_unit(ctx, &army, err);
     if (!u) {
         vc_army_free(&army);

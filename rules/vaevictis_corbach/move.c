@@ -170,9 +170,7 @@ int vc_move_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
     const vc_move_action *a = action;
     vc_army army;
     vc_options o;
-    vc_options_read(ctx->options, &o);
-    if (vc_check_pending(ctx->state, NULL, err) != 0 || vc_army_load(ctx->state, &army, err) != 0)
-        return -1;
+    if (vc_begin(ctx, &army, &o, err) != 0) return -1;
     const json_t *map = json_object_get(ctx->state, "map");
     hex_grid g;
     hex_map_grid(map, &g);

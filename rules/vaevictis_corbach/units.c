@@ -314,6 +314,12 @@ json_t *vc_state_after_new(const json_t *state, const vc_army *army, json_t *pen
     return next;
 }
 
+int vc_begin(const rules_ctx *ctx, vc_army *army, vc_options *o, api_error *err) {
+    vc_options_read(ctx->options, o);
+    if (vc_check_pending(ctx->state, NULL, err) != 0) return -1;
+    return vc_army_load(ctx->state, army, err);
+}
+
 int vc_outcome_finish(const rules_ctx *ctx, vc_army *army, json_t *pending_take, rules_outcome *out,
                       api_error *err) {
     out->new_state = vc_state_after_new(ctx->state, army, pending_take);

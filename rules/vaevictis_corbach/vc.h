@@ -120,6 +120,9 @@ void vc_options_read(const json_t *options, vc_options *o);
 int vc_options_check(const json_t *options, api_error *err);
 /* The house default movement points of a type (setup unit.movement overrides). */
 int vc_default_movement(vc_type t);
+/* The start of every action but retreat: the options, no pending decision in the way (a 409),
+ * every unit loaded. 0, or -1 with err. */
+int vc_begin(const rules_ctx *ctx, vc_army *army, vc_options *o, api_error *err);
 
 /* ---- the map (rules/common/hex.h with this game's terrain names) --------------------------- */
 enum { VC_CLEAR = 0, VC_WOODS, VC_VILLAGE };
