@@ -6,11 +6,15 @@
 extern const ruleset ruleset_generic;
 extern const ruleset ruleset_magic_realm;
 extern const ruleset ruleset_vaevictis_corbach;
+extern const ruleset ruleset_vis_magica;
+extern const ruleset ruleset_horse_and_musket;
 
 static const ruleset *const registry[] = {
-    &ruleset_generic,
-    &ruleset_magic_realm,
-    &ruleset_vaevictis_corbach,
+    &ruleset_generic,           /* rules/generic/ */
+    &ruleset_magic_realm,       /* rules/magic_realm/ */
+    &ruleset_vaevictis_corbach, /* rules/vaevictis_corbach/ */
+    &ruleset_vis_magica,        /* rules/vis_magica/ */
+    &ruleset_horse_and_musket,  /* rules/horse_and_musket/ */
 };
 
 #define REGISTRY_SIZE (sizeof registry / sizeof registry[0])

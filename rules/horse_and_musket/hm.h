@@ -1,0 +1,141 @@
+/* Ruleset `horse-and-musket`: a horse-and-musket morale rule (shared/rules-sources/
+ * horse-and-musket-morale.txt) on an open table (rules/common/tabletop.h): morale tests on
+ * losing 25% effectiveness to fire or losing a melee, generals, support from behind, retreats
+ * with their back to the enemy, blocked retreats, and recovery.
+ *
+ * Files: units.c (setup, reading and writing units, options), morale.c (the test, support,
+ * retreats and recovery), actions.c (fire, melee, move, morale, recover, attach, new_turn),
+ * horse_and_musket.c (the action table, odds and the ruleset row). */
+#ifndef UMPIRE_HORSE_AND_MUSKET_H
+#define UMPIRE_HORSE_AND_MUSKET_H
+
+#include "protocol/api_error.h"
+#include "protocol/requests.h"
+#include "rules/common/tabletop.h"
+#include "rules/common/terms.h"
+#include "rules/ruleset.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#define HM_NAME_MAX 40
+
+typedef enum { HM_LINE_INFANTRY = 0, HM_LIGHT_INFANTRY, HM_CAVALRY, HM_ARTILLERY } hm_type;
+typedef enum { HM_ELITE = 0, HM_REGULAR, HM_POOR, HM_MILITIA } hm_quality;
+typedef enum { HM_NORMAL = 0, HM_RETREATING, HM_ELIMINATED } hm_state;
+
+typedef struct hm_unit {
+    char id[UNIT_ID_MAX + 1];
+    char side[SIDE_NAME_MAX + 1];
+    char name[HM_NAME_MAX + 1];
+    char general[HM_NAME_MAX + 1];    /* an attached general's name, "" when none */
+    char supporting[UNIT_ID_MAX + 1]; /* the unit it supports this turn, "" when none */
+    char engaged[UNIT_ID_MAX + 1];    /* a tied melee goes on next turn with this unit */
+    hm_type type;
+    hm_quality quality;
+    table_pt at;
+    int facing;
+    int quarters;         /* effectiveness in 25% steps: 4 = 100%, 0 = eliminated */
+    int hits_per_quarter; /* hits that cost 25% (setup; house default 1) */
+    int hits;             /* hits carried toward the next quarter */
+    int hits_this_turn;   /* every hit this turn, fire included (melee: the most hits loses) */
+    int64_t movement;     /* a full move */
+    hm_state state;
+    table_pt retreat_from; /* the enemy it retreats from (HM_RETREATING) */
+    bool changed;
+} hm_unit;
+
+typedef struct hm_army {
+    hm_unit *units; /* owned */
+    size_t n;
+} hm_army;
+
+const char *hm_type_name(hm_type t);
+const char *hm_quality_name(hm_quality q);
+const char *hm_state_name(hm_state s);
+json_t *hm_units_from_setup(const json_t *units, api_error *err);
+int hm_army_load(const json_t *state, hm_army *a, api_error *err);
+void hm_army_free(hm_army *a);
+hm_unit *hm_army_get(hm_army *a, const char *id, const char *field, api_error *err);
+hm_unit *hm_acting(const rules_ctx *ctx, hm_army *a, api_error *err);
+json_t *hm_unit_to_json(const hm_unit *u);
+int hm_finish(const rules_ctx *ctx, hm_army *a, rules_outcome *out, api_error *err);
+void hm_rule_error(api_error *err, const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int hm_options_check(const json_t *options, api_error *err);
+/* options.hits: false "given" (default), true "rolled". */
+bool hm_hits_rolled(const json_t *options);
+/* options.base_radius (house default: half an inch or 1.5 cm at the session's resolution). */
+int64_t hm_base_radius(const json_t *options);
+
+/* ---- morale.c ---------------------------------------------------------------------------- */
+/* One morale test: d6 + 1 attached general + 1 support against 3+ elite, 4+ regular, 5+ poor or
+ * militia. A failure costs a further 25% (eliminating at 0). */
+typedef struct hm_test {
+    char unit[UNIT_ID_MAX + 1];
+    char why[48];
+    int roll, need;
+    rules_terms terms;
+    char supporter[UNIT_ID_MAX + 1];
+    bool passed;
+    bool eliminated;
+} hm_test;
+int hm_morale_test(const rules_ctx *ctx, hm_army *a, hm_unit *u, const char *why, hm_test *t);
+json_t *hm_test_json_new(const hm_test *t);
+void hm_test_text(const hm_test *t, char *out, size_t cap);
+/* Loses n quarters (eliminating at 0: the general dies with the unit). */
+void hm_lose_quarters(hm_unit *u, int n);
+/* Applies hits; the quarters lost. */
+int hm_take_hits(hm_unit *u, int hits);
+/* Retreats u a full move (+ variation) directly away from `enemy`, ending with its back to it.
+ * A unit in the way that is not light infantry or artillery eliminates it; a friendly blocker
+ * then tests, unless it is cavalry retreated into by infantry. Text appended. -1: dice refused. */
+int hm_retreat(const rules_ctx *ctx, hm_army *a, hm_unit *u, table_pt enemy, int64_t variation,
+               json_t *log, char *text, size_t cap);
+/* Rolls hits given as a dice notation ("2d6-3", floored at 0). -1 with a 422 when invalid. */
+int hm_roll_hits(dice_source *ds, const char *expr, const char *field, int *hits, api_error *err);
+
+/* ---- actions.c ----------------------------------------------------------------------------- */
+typedef struct hm_combat_action {
+    char target[UNIT_ID_MAX + 1];
+    int hits, hits_back;               /* given */
+    char hits_expr[64], back_expr[64]; /* rolled: dice notation */
+    bool exchange;                     /* fire: the target fired back in the same exchange */
+    int variation;                     /* the table's distance-variation adjustment of a retreat */
+} hm_combat_action;
+int hm_fire_decode(const json_t *fields, void *out, api_error *err);
+int hm_melee_decode(const json_t *fields, void *out, api_error *err);
+json_t *hm_combat_encode(const void *action);
+int hm_fire_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out, api_error *err);
+int hm_melee_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out, api_error *err);
+
+typedef struct hm_simple_action {
+    char text[HM_NAME_MAX + 1]; /* morale: the reason; attach: the general */
+    int variation;              /* recover: the retreat's distance variation */
+    int nwaypoints;
+    table_pt waypoints[16];
+    table_pt to;
+    int facing;
+} hm_simple_action;
+int hm_move_decode(const json_t *fields, void *out, api_error *err);
+json_t *hm_move_encode(const void *action);
+int hm_move_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out, api_error *err);
+int hm_morale_decode(const json_t *fields, void *out, api_error *err);
+json_t *hm_morale_encode(const void *action);
+int hm_morale_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out, api_error *err);
+int hm_recover_decode(const json_t *fields, void *out, api_error *err);
+json_t *hm_recover_encode(const void *action);
+int hm_recover_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out,
+                       api_error *err);
+int hm_attach_decode(const json_t *fields, void *out, api_error *err);
+json_t *hm_attach_encode(const void *action);
+int hm_attach_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out, api_error *err);
+int hm_turn_decode(const json_t *fields, void *out, api_error *err);
+json_t *hm_turn_encode(const void *action);
+int hm_turn_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out, api_error *err);
+
+json_t *hm_odds_key(const json_t *result, char *label, size_t cap);
+void hm_odds_finish(json_t *answer);
+
+#endif

@@ -1,0 +1,225 @@
+/* The morale rule (shared/rules-sources/horse-and-musket-morale.txt): the test, support from
+ * behind, losses in 25% steps, retreats with their back to the enemy, blocked retreats, and
+ * rolled hits.
+ *
+ * The test: "Roll a die. If the following score is not made, remove a further 25 per cent
+ * effectiveness. Elite: 3-6. Regular: 4-6. Poor, militia: 5-6." +1 with an attached general;
+ * +1 with a friendly unit directly behind that can reach it in two turns by normal movement (not
+ * light infantry or artillery; one supported unit each).
+ * House defaults (docs/rules/horse-and-musket.md): "directly behind" is within 30 degrees of
+ * straight behind; bases are discs of options.base_radius; a supporter is the nearest that
+ * qualifies and supports that unit for the rest of the turn (new_turn frees it). */
+#include "rules/horse_and_musket/hm.h"
+
+#include "rules/generic/notation.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BEHIND_ANGLE 150 /* within 30 degrees of straight behind */
+
+void hm_lose_quarters(hm_unit *u, int n) {
+    u->quarters -= n;
+    if (u->quarters <= 0) {
+        u->quarters = 0;
+        u->state = HM_ELIMINATED;
+        /* "The general ... is eliminated if the unit it is with is eliminated." */
+        u->general[0] = '\0';
+    }
+    u->changed = true;
+}
+
+int hm_take_hits(hm_unit *u, int hits) {
+    u->hits_this_turn += hits;
+    u->hits += hits;
+    int q = u->hits / u->hits_per_quarter;
+    u->hits %= u->hits_per_quarter;
+    if (q > u->quarters) q = u->quarters;
+    hm_lose_quarters(u, q);
+    return q;
+}
+
+static hm_unit *find_supporter(hm_army *a, const hm_unit *u) {
+    hm_unit *best = NULL;
+    int64_t best_d = 0;
+    for (size_t i = 0; i < a->n; i++) {
+        hm_unit *s = &a->units[i];
+        if (s == u || s->state != HM_NORMAL || strcmp(s->side, u->side) != 0) continue;
+        /* "light infantry and artillery units cannot give support" */
+        if (s->type == HM_LIGHT_INFANTRY || s->type == HM_ARTILLERY) continue;
+        /* "such a friendly unit can only give support to one unit" */
+        if (s->supporting[0] && strcmp(s->supporting, u->id) != 0) continue;
+        if (table_angle_off(u->facing, table_bearing(u->at, s->at)) < BEHIND_ANGLE) continue;
+        /* "able to reach it in two turns by normal movement" */
+        if (!table_within(s->at, u->at, 2 * s->movement)) continue;
+        int64_t d = table_dist2(s->at, u->at);
+        if (!best || d < best_d) {
+            best = s;
+            best_d = d;
+        }
+    }
+    return best;
+}
+
+int hm_morale_test(const rules_ctx *ctx, hm_army *a, hm_unit *u, const char *why, hm_test *t) {
+    static const int need[] = {[HM_ELITE] = 3, [HM_REGULAR] = 4, [HM_POOR] = 5, [HM_MILITIA] = 5};
+    memset(t, 0, sizeof *t);
+    snprintf(t->unit, sizeof t->unit, "%s", u->id);
+    snprintf(t->why, sizeof t->why, "%s", why);
+    t->need = need[u->quality];
+    if (u->general[0]) rules_terms_add(&t->terms, 1, "general %s", u->general);
+    hm_unit *s = find_supporter(a, u);
+    if (s) {
+        rules_terms_add(&t->terms, 1, "supported by %s", s->id);
+        snprintf(t->supporter, sizeof t->supporter, "%s", s->id);
+        snprintf(s->supporting, sizeof s->supporting, "%s", u->id);
+        s->changed = true;
+    }
+    if (dice_roll(ctx->dice, "morale", "1d6", 1, 6, &t->roll) != 0) return -1;
+    dice_set_value(ctx->dice, t->roll);
+    t->passed = t->roll + t->terms.total >= t->need;
+    if (!t->passed) {
+        hm_lose_quarters(u, 1); /* "remove a further 25 per cent effectiveness" */
+        t->eliminated = u->state == HM_ELIMINATED;
+    }
+    return 0;
+}
+
+json_t *hm_test_json_new(const hm_test *t) {
+    json_t *o = json_pack("{s:s, s:s, s:i, s:o, s:i, s:i, s:b, s:b}", "unit", t->unit, "test",
+                          t->why, "roll", t->roll, "modifiers", rules_terms_json_new(&t->terms),
+                          "modifier", t->terms.total, "need", t->need, "passed", t->passed,
+                          "eliminated", t->eliminated);
+    if (o && t->supporter[0]) json_object_set_new(o, "supporter", json_string(t->supporter));
+    return o;
+}
+
+void hm_test_text(const hm_test *t, char *out, size_t cap) {
+    char terms[160];
+    rules_terms_text(&t->terms, terms, sizeof terms);
+    rules_say(out, cap, "%s tests (%s): d6 %d, %s = %d, needs %d+: %s", t->unit, t->why, t->roll,
+              terms, t->roll + t->terms.total, t->need,
+              t->passed       ? "passes"
+              : t->eliminated ? "fails, loses a further 25%: eliminated"
+                              : "fails, loses a further 25%");
+}
+
+/* ---- retreats ------------------------------------------------------------------------------- */
+
+int hm_retreat(const rules_ctx *ctx, hm_army *a, hm_unit *u, table_pt enemy, int64_t variation,
+               json_t *log, char *text, size_t cap) {
+    int64_t distance = u->movement + variation;
+    if (distance < 0) distance = 0;
+    /* Directly away from the enemy (straight back when they stand on the same point). */
+    int dir = (enemy.x == u->at.x && enemy.y == u->at.y) ? (u->facing + 180) % 360
+                                                         : table_bearing(enemy, u->at);
+    table_pt dest = table_step(u->at, dir, distance);
+    /* A retreat off the edge of the world stops at it, so the state stays readable. */
+    dest.x = dest.x > TABLE_COORD_MAX    ? TABLE_COORD_MAX
+             : dest.x < -TABLE_COORD_MAX ? -TABLE_COORD_MAX
+                                         : dest.x;
+    dest.y = dest.y > TABLE_COORD_MAX    ? TABLE_COORD_MAX
+             : dest.y < -TABLE_COORD_MAX ? -TABLE_COORD_MAX
+                                         : dest.y;
+    int64_t r2 = 2 * hm_base_radius(ctx->options);
+    hm_unit *block = NULL;
+    int64_t block_d = 0;
+    for (size_t i = 0; i < a->n; i++) {
+        hm_unit *w = &a->units[i];
+        if (w == u || w->state == HM_ELIMINATED) continue;
+        /* Only units ahead on the way count, not those it backs away from. */
+        if (table_angle_off(dir, table_bearing(u->at, w->at)) > 90) continue;
+        if (!table_segment_near(u->at, dest, w->at, r2)) continue;
+        /* "obstructed by another unit that is not light infantry or artillery" */
+        if (w->type == HM_LIGHT_INFANTRY || w->type == HM_ARTILLERY) continue;
+        int64_t d = table_dist2(u->at, w->at);
+        if (!block || d < block_d) {
+            block = w;
+            block_d = d;
+        }
+    }
+    table_measure m;
+    table_measure_read(ctx->options, &m);
+    char len[32];
+    table_length_text(&m, distance, len, sizeof len);
+    json_t *entry = json_pack("{s:s, s:I}", "unit", u->id, "distance", (json_int_t)distance);
+    if (block) {
+        hm_lose_quarters(u, u->quarters);
+        rules_say(text, cap, "; %s retreats %s but %s is in the way: eliminated", u->id, len,
+                  block->id);
+        json_object_set_new(entry, "blocked_by", json_string(block->id));
+        json_object_set_new(entry, "eliminated", json_true());
+        bool friendly = strcmp(block->side, u->side) == 0;
+        bool exempt = block->type == HM_CAVALRY &&
+                      (u->type == HM_LINE_INFANTRY || u->type == HM_LIGHT_INFANTRY);
+        if (friendly && !exempt) {
+            /* "If the blocking unit is friendly, it must take a morale test" */
+            hm_test t;
+            if (hm_morale_test(ctx, a, block, "retreated into", &t) != 0) {
+                json_decref(entry);
+                return -1;
+            }
+            rules_say(text, cap, "; ");
+            hm_test_text(&t, text, cap);
+            json_object_set_new(entry, "blocker_test", hm_test_json_new(&t));
+        } else if (friendly) {
+            rules_say(text, cap, "; %s is cavalry retreated into by infantry: no test", block->id);
+        }
+    } else {
+        u->at = dest;
+        /* "ends the move with its back to the enemy" */
+        u->facing = table_facing_away(dest, enemy);
+        u->state = HM_RETREATING;
+        u->retreat_from = enemy;
+        u->engaged[0] = '\0';
+        u->changed = true;
+        rules_say(text, cap, "; %s retreats %s to [%lld, %lld], its back to the enemy (facing %d)",
+                  u->id, len, (long long)dest.x, (long long)dest.y, u->facing);
+        json_object_set_new(entry, "to", table_pt_json(dest));
+        json_object_set_new(entry, "facing", json_integer(u->facing));
+    }
+    json_array_append_new(log, entry);
+    return 0;
+}
+
+/* ---- rolled hits ------------------------------------------------------------------------------
+ */
+
+static int by_value(const void *a, const void *b) {
+    return *(const int *)a - *(const int *)b;
+}
+
+int hm_roll_hits(dice_source *ds, const char *expr, const char *field, int *hits, api_error *err) {
+    notation n;
+    notation_error ne;
+    if (notation_parse(expr, &n, &ne) != 0) {
+        api_error_set(err, 422, "invalid_notation",
+                      json_pack("{s:s, s:i}", "field", field, "position", ne.pos), "%s: %s", field,
+                      ne.message);
+        return -1;
+    }
+    int64_t total = 0;
+    for (int i = 0; i < n.nterms; i++) {
+        const notation_term *t = &n.terms[i];
+        if (t->kind == NOTATION_TERM_CONST) {
+            total += t->sign * t->constant;
+            continue;
+        }
+        int values[NOTATION_MAX_DICE];
+        if (dice_roll(ds, "hits", t->text, t->count, t->sides, values) != 0) {
+            api_error_set(err, 422, "too_many_dice", NULL, "the dice ran out");
+            return -1;
+        }
+        qsort(values, (size_t)t->count, sizeof values[0], by_value);
+        int from = t->keep == NOTATION_KEEP_HIGH ? t->count - t->keep_n : 0;
+        int upto = t->keep == NOTATION_KEEP_LOW ? t->keep_n : t->count;
+        int64_t sum = 0;
+        for (int k = from; k < upto; k++)
+            sum += values[k];
+        dice_set_value(ds, sum);
+        total += t->sign * sum;
+    }
+    *hits = total < 0 ? 0 : total > 99 ? 99 : (int)total;
+    return 0;
+}

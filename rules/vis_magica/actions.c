@@ -1,0 +1,318 @@
+/* The table actions of vis-magica: move (measured; the amendment to page 48), shoot (the
+ * correction to page 45: flying targets), melee (casualties; a routed base forced into melee is
+ * removed, 10.2) and new_phase (the casualties of a phase, for 10.2's half-strength rule).
+ *
+ * House defaults (the rulebook is not among our sources; docs/rules/vis-magica.md): hits are
+ * given by the table (the shooting and melee tables are the rulebook's); casualties come from the
+ * flank or rear when the attacker's centre lies more than 45 degrees off the target's facing. */
+#include "rules/vis_magica/vm.h"
+
+#include "protocol/json_in.h"
+#include "rules/common/fields.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define FLANK_ANGLE 45
+
+/* Whether `from` lies more than FLANK_ANGLE degrees off b's facing, on the exact angle (a
+ * bearing rounded to the degree would put 45.3 degrees in front). */
+static bool off_front(const vm_base *b, table_pt from) {
+    double dx = (double)(from.x - b->at.x), dy = (double)(from.y - b->at.y);
+    double len = sqrt(dx * dx + dy * dy);
+    if (len == 0) return false;
+    double a = b->facing * (M_PI / 180.0); /* the facing as a unit vector: 0 is +y */
+    return (dx * sin(a) + dy * cos(a)) / len < cos(FLANK_ANGLE * (M_PI / 180.0)) - 1e-12;
+}
+
+void vm_casualties(vm_base *b, const vm_base *from, int hits, bool melee, char *text, size_t cap) {
+    if (hits <= 0) return;
+    bool flank = off_front(b, from->at);
+    int lost = hits > b->strength ? b->strength : hits;
+    b->strength -= lost;
+    b->lost_this_phase += lost;
+    if (flank) b->flank_rear_casualties = true;
+    if (flank && melee) b->flank_rear_in_melee = true;
+    if (b->strength == 0) b->morale = VM_REMOVED;
+    b->changed = true;
+    rules_say(text, cap, "%s loses %d (strength %d%s)%s", b->id, lost, b->strength,
+              b->strength == 0 ? ": removed" : "", flank ? " from the flank or rear" : "");
+}
+
+/* ---- move ------------------------------------------------------------------------------------ */
+
+int vm_move_decode(const json_t *fields, void *out, api_error *err) {
+    static const char *const keys[] = {"to", "path", "facing", NULL};
+    vm_move_action *a = out;
+    json_t *path = NULL;
+    a->facing = -1;
+    if (json_in_only_keys(fields, "", keys, err) != 0 ||
+        table_pt_read(fields, "", "to", true, &a->to, err) != 0 ||
+        rules_in_int(fields, "", "facing", false, 0, 359, &a->facing, err) != 0)
+        return -1;
+    if (json_in_array(fields, "", "path", false, 16, &path) != 0) {
+        json_in_take_error(err);
+        return -1;
+    }
+    for (size_t i = 0; i < json_array_size(path); i++) {
+        char p[JSON_IN_PATH_MAX];
+        json_in_path_index(p, "path", i);
+        json_t *holder = json_pack("{s:O}", "p", json_array_get(path, i));
+        int rc = holder ? table_pt_read(holder, "", "p", true, &a->waypoints[i], err) : -1;
+        json_decref(holder);
+        if (rc != 0) {
+            api_error_field(err, p, "[x, y]: two integers");
+            return -1;
+        }
+    }
+    a->nwaypoints = (int)json_array_size(path);
+    return 0;
+}
+
+json_t *vm_move_encode(const void *action) {
+    const vm_move_action *a = action;
+    json_t *o = json_pack("{s:o}", "to", table_pt_json(a->to));
+    if (!o) return NULL;
+    if (a->nwaypoints) {
+        json_t *path = json_array();
+        for (int i = 0; i < a->nwaypoints; i++)
+            json_array_append_new(path, table_pt_json(a->waypoints[i]));
+        json_object_set_new(o, "path", path);
+    }
+    if (a->facing >= 0) json_object_set_new(o, "facing", json_integer(a->facing));
+    return o;
+}
+
+int vm_move_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out, api_error *err) {
+    const vm_move_action *a = action;
+    vm_table t;
+    table_measure m;
+    table_measure_read(ctx->options, &m);
+    if (vm_table_load(ctx->state, &t, err) != 0) return -1;
+    vm_base *b = vm_acting(ctx, &t, err);
+    if (!b) goto fail;
+    table_pt legs[17];
+    for (int i = 0; i < a->nwaypoints; i++)
+        legs[i] = a->waypoints[i];
+    legs[a->nwaypoints] = a->to;
+    int64_t length = table_path_length(b->at, legs, a->nwaypoints + 1);
+    char len[32], allow[32];
+    table_length_text(&m, length, len, sizeof len);
+    table_length_text(&m, b->movement, allow, sizeof allow);
+    if (b->movement <= 0) {
+        vm_rule_error(err, "unit", "base '%s' has no movement distance in the setup", b->id);
+        goto fail;
+    }
+    if (length > b->movement) {
+        vm_rule_error(err, "to", "the move measures %s; base '%s' moves at most %s", len, b->id,
+                      allow);
+        goto fail;
+    }
+    const json_t *terrain = json_object_get(ctx->state, "terrain");
+    unsigned where = table_terrain_at(terrain, vm_terrain_types, a->to);
+    table_pt from = b->at;
+    b->at = a->to;
+    if (a->facing >= 0) b->facing = a->facing;
+    b->changed = true;
+    /* Amendment to page 48: close order troops, cavalry and chariots ending a move in difficult
+     * or impassable terrain are disordered. */
+    bool bad = where & ((1u << VM_DIFFICULT) | (1u << VM_IMPASSABLE));
+    bool affected = b->type == VM_CLOSE_ORDER || b->type == VM_CAVALRY || b->type == VM_CHARIOTS;
+    bool disorders = bad && affected && !b->disordered;
+    if (bad && affected) b->disordered = true;
+    const char *kind = where & (1u << VM_IMPASSABLE) ? "impassable" : "difficult";
+    rules_say(out->summary, sizeof out->summary, "%s moves %s of %s to [%lld, %lld] facing %d",
+              b->id, len, allow, (long long)a->to.x, (long long)a->to.y, b->facing);
+    if (bad)
+        rules_say(out->summary, sizeof out->summary, "; ends in %s terrain: %s", kind,
+                  affected
+                      ? (disorders ? "disordered (amendment to page 48)" : "already disordered")
+                      : "not disordered (not close order, cavalry or chariots)");
+    out->result = json_pack("{s:s, s:s, s:o, s:o, s:I, s:I, s:s, s:b}", "action", "move", "unit",
+                            b->id, "from", table_pt_json(from), "to", table_pt_json(b->at),
+                            "distance", (json_int_t)length, "allowance", (json_int_t)b->movement,
+                            "ends_in", bad ? kind : "open", "disordered", b->disordered);
+    return vm_finish(ctx, &t, out, err);
+fail:
+    vm_table_free(&t);
+    return -1;
+}
+
+/* ---- shoot and melee ------------------------------------------------------------------------- */
+
+static int hits_decode(const json_t *fields, vm_hits_action *a, bool melee, api_error *err) {
+    static const char *const shoot_keys[] = {"target", "hits", NULL};
+    static const char *const melee_keys[] = {"target", "hits", "hits_back", NULL};
+    if (json_in_only_keys(fields, "", melee ? melee_keys : shoot_keys, err) != 0 ||
+        rules_in_text(fields, "", "target", true, a->target, sizeof a->target, err) != 0 ||
+        rules_in_int(fields, "", "hits", false, 0, 99, &a->hits, err) != 0 ||
+        rules_in_int(fields, "", "hits_back", false, 0, 99, &a->hits_back, err) != 0)
+        return -1;
+    return 0;
+}
+
+static json_t *hits_encode(const vm_hits_action *a, bool melee) {
+    json_t *o = json_pack("{s:s, s:i}", "target", a->target, "hits", a->hits);
+    if (o && melee) json_object_set_new(o, "hits_back", json_integer(a->hits_back));
+    return o;
+}
+
+int vm_shoot_decode(const json_t *fields, void *out, api_error *err) {
+    return hits_decode(fields, out, false, err);
+}
+
+json_t *vm_shoot_encode(const void *action) {
+    return hits_encode(action, false);
+}
+
+int vm_melee_decode(const json_t *fields, void *out, api_error *err) {
+    return hits_decode(fields, out, true, err);
+}
+
+json_t *vm_melee_encode(const void *action) {
+    return hits_encode(action, true);
+}
+
+static vm_base *enemy_target(vm_table *t, const vm_base *b, const char *id, api_error *err) {
+    vm_base *target = vm_table_get(t, id, "target", err);
+    if (target && strcmp(target->side, b->side) == 0) {
+        vm_rule_error(err, "target", "base '%s' is on the same side as '%s'", id, b->id);
+        return NULL;
+    }
+    return target;
+}
+
+int vm_shoot_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out, api_error *err) {
+    const vm_hits_action *a = action;
+    vm_table t;
+    table_measure m;
+    table_measure_read(ctx->options, &m);
+    if (vm_table_load(ctx->state, &t, err) != 0) return -1;
+    vm_base *b = vm_acting(ctx, &t, err), *target = b ? enemy_target(&t, b, a->target, err) : NULL;
+    if (!target) goto fail;
+    if (!b->range_short) {
+        vm_rule_error(err, "unit", "base '%s' has no range in the setup: it does not shoot", b->id);
+        goto fail;
+    }
+    int64_t d = table_dist(b->at, target->at);
+    char dist[32], s_range[32], l_range[32];
+    table_length_text(&m, d, dist, sizeof dist);
+    table_length_text(&m, b->range_short, s_range, sizeof s_range);
+    table_length_text(&m, b->range_long, l_range, sizeof l_range);
+    const char *band;
+    if (target->flying) {
+        /* Correction to page 45: flying bases only at short range, and that counts as long. */
+        if (!table_within(b->at, target->at, b->range_short)) {
+            vm_rule_error(err, "target",
+                          "base '%s' flies and is %s away: flying bases can be shot at only at "
+                          "short range (%s) (correction to page 45)",
+                          target->id, dist, s_range);
+            goto fail;
+        }
+        band = "long";
+    } else if (table_within(b->at, target->at, b->range_short)) {
+        band = "short";
+    } else if (table_within(b->at, target->at, b->range_long)) {
+        band = "long";
+    } else {
+        vm_rule_error(err, "target", "base '%s' is %s away, beyond long range (%s)", target->id,
+                      dist, l_range);
+        goto fail;
+    }
+    rules_say(out->summary, sizeof out->summary, "%s shoots at %s%s at %s: %s range%s", b->id,
+              target->id, target->flying ? " (flying)" : "", dist, band,
+              target->flying ? " (a flying target: only at short range, counted as long)" : "");
+    if (a->hits) {
+        rules_say(out->summary, sizeof out->summary, "; ");
+        vm_casualties(target, b, a->hits, false, out->summary, sizeof out->summary);
+    } else {
+        rules_say(out->summary, sizeof out->summary, "; no hits");
+    }
+    out->result = json_pack(
+        "{s:s, s:s, s:s, s:I, s:s, s:b, s:i, s:i, s:i, s:b, s:s}", "action", "shoot", "unit", b->id,
+        "target", target->id, "distance", (json_int_t)d, "range", band, "flying_target",
+        target->flying, "hits", a->hits, "target_strength", target->strength, "lost_this_phase",
+        target->lost_this_phase, "flank_rear_casualties", target->flank_rear_casualties,
+        "target_morale", vm_morale_name(target->morale));
+    return vm_finish(ctx, &t, out, err);
+fail:
+    vm_table_free(&t);
+    return -1;
+}
+
+int vm_melee_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out, api_error *err) {
+    const vm_hits_action *a = action;
+    vm_table t;
+    if (vm_table_load(ctx->state, &t, err) != 0) return -1;
+    vm_base *b = vm_acting(ctx, &t, err), *target = b ? enemy_target(&t, b, a->target, err) : NULL;
+    if (!target) goto fail;
+    if (b->morale == VM_ROUTED) {
+        vm_rule_error(err, "unit", "base '%s' is routed and does not charge into melee", b->id);
+        goto fail;
+    }
+    bool removed = false;
+    if (target->morale == VM_ROUTED) {
+        /* 10.2: a routed base forced into melee by an enemy base is removed from the field. */
+        target->morale = VM_REMOVED;
+        target->changed = true;
+        removed = true;
+        rules_say(out->summary, sizeof out->summary,
+                  "%s forces routed %s into melee: %s is removed from the field (10.2)", b->id,
+                  target->id, target->id);
+    } else {
+        rules_say(out->summary, sizeof out->summary, "%s in melee with %s: ", b->id, target->id);
+        char text[300] = "";
+        vm_casualties(target, b, a->hits, true, text, sizeof text);
+        if (a->hits && a->hits_back) rules_say(text, sizeof text, "; ");
+        vm_casualties(b, target, a->hits_back, true, text, sizeof text);
+        rules_say(out->summary, sizeof out->summary, "%s", text[0] ? text : "no casualties");
+    }
+    out->result = json_pack(
+        "{s:s, s:s, s:s, s:b, s:i, s:i, s:i, s:i, s:s, s:s}", "action", "melee", "unit", b->id,
+        "target", target->id, "target_removed", removed, "hits", a->hits, "hits_back", a->hits_back,
+        "strength", b->strength, "target_strength", target->strength, "morale",
+        vm_morale_name(b->morale), "target_morale", vm_morale_name(target->morale));
+    return vm_finish(ctx, &t, out, err);
+fail:
+    vm_table_free(&t);
+    return -1;
+}
+
+/* ---- new_phase ---------------------------------------------------------------------------------
+ */
+
+int vm_phase_decode(const json_t *fields, void *out, api_error *err) {
+    static const char *const keys[] = {NULL};
+    (void)out;
+    return json_in_only_keys(fields, "", keys, err);
+}
+
+json_t *vm_phase_encode(const void *action) {
+    (void)action;
+    return json_object();
+}
+
+int vm_phase_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out, api_error *err) {
+    (void)action;
+    vm_table t;
+    if (strncmp(ctx->actor ? ctx->actor : "", "side:", 5) == 0) {
+        api_error_set(err, 403, "forbidden", NULL, "only the referee starts a new phase");
+        return -1;
+    }
+    if (vm_table_load(ctx->state, &t, err) != 0) return -1;
+    int reset = 0;
+    for (size_t i = 0; i < t.n; i++)
+        if (t.bases[i].lost_this_phase || t.bases[i].flank_rear_in_melee) {
+            t.bases[i].lost_this_phase = 0;
+            t.bases[i].flank_rear_in_melee = false;
+            t.bases[i].changed = true;
+            reset++;
+        }
+    rules_say(out->summary, sizeof out->summary,
+              "new phase: the casualties of the last phase are cleared on %d base(s) (10.2 counts "
+              "losses within a phase)",
+              reset);
+    out->result = json_pack("{s:s, s:i}", "action", "new_phase", "bases_reset", reset);
+    return vm_finish(ctx, &t, out, err);
+}

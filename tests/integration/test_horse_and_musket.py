@@ -1,0 +1,429 @@
+"""Ruleset horse-and-musket through the real daemon: the ruleset's description, a short game near
+La Haye Sainte played action by action with manual dice and checked unit by unit, exact odds of
+a morale test, setup validation, hits given or rolled, and the errors a side can meet.
+
+The units are those of scenarios/horse-and-musket-la-haye-sainte.json (inch, resolution 10: 60
+is 6 inches; facing 0 is north, +y). Every expected number below is worked out by hand from
+shared/rules-sources/horse-and-musket-morale.txt and the module's documented house defaults
+(docs/rules/horse-and-musket.md): a test rolls 1d6 + 1 for an attached general + 1 for a
+supporter directly behind (within 30 degrees) able to reach the unit in two of its moves, and
+needs elite 3, regular 4, poor or militia 5; a failure costs a further 25%; a retreat is a full
+move straight away from the enemy, ending with its back to it; bases are discs of half an inch."""
+
+import copy
+import json
+from fractions import Fraction
+from pathlib import Path
+
+from umpire_client import assert_error, expect
+from umpire_ref import assert_no_floats, verify_chain
+
+REPO = Path(__file__).resolve().parents[2]
+RS = "horse-and-musket"
+SCENARIO = json.loads((REPO / "scenarios" / "horse-and-musket-la-haye-sainte.json").read_text())
+SETUP = SCENARIO["session"]["setup"]
+ACTIONS = ["fire", "melee", "move", "morale", "recover", "attach", "new_turn"]
+
+
+def create(umpire, mode="manual", setup=SETUP, options=None, sides=("french", "british")):
+    body = {"ruleset": RS, "title": "La Haye Sainte", "sides": list(sides),
+            "dice": {"mode": mode}, "setup": setup}
+    if options is not None:
+        body["options"] = options
+    r = umpire.post("/v1/sessions", body)
+    assert r.status == 201, r
+    return r.body["session"]["id"], r.body["tokens"]
+
+
+def act(umpire, sid, token, body, status=200):
+    r = umpire.post(f"/v1/sessions/{sid}/actions", body, token=token)
+    assert r.status == status, r
+    return r.body
+
+
+def units(umpire, sid, token):
+    r = umpire.get(f"/v1/sessions/{sid}", token=token)
+    assert r.status == 200, r
+    return {u["id"]: u for u in r.body["state"]["units"]}
+
+
+def terms(test):
+    return [(t["name"], t["value"]) for t in test["modifiers"]]
+
+
+def close(x, fraction):
+    return abs(x - float(fraction)) < 1e-12
+
+
+def test_the_ruleset_describes_itself(umpire):
+    listed = expect(umpire.get("/v1/rulesets"), 200)["rulesets"]
+    hm = next(r for r in listed if r["id"] == RS)
+    assert hm["actions"] == ACTIONS
+    d = expect(umpire.get(f"/v1/rulesets/{RS}"), 200)
+    assert d["id"] == RS and d["version"] == 1 and d["description"]
+    assert [a["type"] for a in d["actions"]] == ACTIONS
+    fields = {a["type"]: {f["name"]: f for f in a["fields"]} for a in d["actions"]}
+    assert set(fields["fire"]) == {"unit", "target", "hits", "hits_back", "variation"}
+    assert set(fields["melee"]) == {"unit", "target", "hits", "hits_back", "variation"}
+    assert set(fields["move"]) == {"unit", "to", "path", "facing"}
+    assert set(fields["morale"]) == {"unit", "reason"}
+    assert set(fields["recover"]) == {"unit", "variation"}
+    assert set(fields["attach"]) == {"unit", "general"}
+    assert set(fields["new_turn"]) == set()
+    assert fields["fire"]["hits"]["required"] is True
+    assert fields["fire"]["hits_back"]["required"] is False
+    assert fields["melee"]["hits_back"]["required"] is True
+    for a in d["actions"]:
+        for f in a["fields"]:
+            assert f["description"] and f["type"] in ("string", "integer", "boolean", "object",
+                                                      "array"), f
+    options = {o["name"]: o for o in d["options"]}
+    assert set(options) == {"measure", "resolution", "hits", "base_radius"}
+    assert all(o["required"] is False for o in options.values())
+    assert "house default" in options["base_radius"]["description"]
+    assert any("horse-and-musket-morale.txt" in s for s in d["sources"])
+    assert any("house defaults" in s for s in d["sources"])
+
+
+def test_a_game_near_la_haye_sainte_with_manual_dice(umpire):
+    """Fourteen actions with the dice rolled at the table; the state checked unit by unit."""
+    sid, tok = create(umpire)
+    ref, fr, br = tok["referee"], tok["sides"]["french"], tok["sides"]["british"]
+
+    # 1. The battery fires on the Guard: 1 hit = 25% (hits_per_quarter 1), a test. Elite needs
+    # 3: the die 1, +1 Ney, +1 the 45e directly behind (7 in back, within two 6 in moves) = 3.
+    out = act(umpire, sid, br, {"type": "fire", "unit": "br-battery", "target": "fr-guard",
+                                "hits": 1, "dice": [1]})
+    res = out["result"]
+    assert (res["hits"], res["exchange"]) == (1, False)
+    [t] = res["tests"]
+    assert (t["unit"], t["roll"], t["modifier"], t["need"], t["passed"]) == \
+        ("fr-guard", 1, 2, 3, True)
+    assert terms(t) == [("general Ney", 1), ("supported by fr-line", 1)]
+    assert t["supporter"] == "fr-line"
+    assert res["retreats"] == []
+    assert res["after"] == [{"unit": "fr-guard", "effectiveness": 75, "state": "normal"},
+                            {"unit": "br-battery", "effectiveness": 100, "state": "normal"}]
+    assert "+1 general Ney, +1 supported by fr-line = 3, needs 3+: passes" in out["summary"]
+    assert units(umpire, sid, ref)["fr-line"]["supporting"] == "fr-guard"
+
+    # 2. The hussars trot 5 in to face the militia.
+    res = act(umpire, sid, fr, {"type": "move", "unit": "fr-hussars", "to": [250, 150],
+                                "facing": 0})["result"]
+    assert (res["distance"], res["allowance"], res["to"], res["facing"]) == (50, 120, [250, 150], 0)
+
+    # 3. ... and charge: 2 hits to none; the militia (2 hits a quarter) loses 25% and the melee,
+    # tests (militia 5+: 4 fails, a further 25%) and retreats 6 in straight away from the
+    # hussars: [250, 160] -> [250, 220], its back to them (facing 0).
+    out = act(umpire, sid, fr, {"type": "melee", "unit": "fr-hussars", "target": "br-militia",
+                                "hits": 2, "hits_back": 0, "dice": [4]})
+    res = out["result"]
+    assert res["outcome"] == "defender_lost"
+    assert [(t["unit"], t["test"], t["roll"], t["need"], t["passed"]) for t in res["tests"]] == \
+        [("br-militia", "lost a melee", 4, 5, False)]
+    assert res["retreats"] == [{"unit": "br-militia", "distance": 60, "to": [250, 220],
+                                "facing": 0}]
+    assert "its back to the enemy (facing 0)" in out["summary"]
+
+    # A retreating unit does not move (409), and nothing is written.
+    version = umpire.session(sid, token=ref)["version"]
+    assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
+        "type": "move", "unit": "br-militia", "to": [250, 200]}, token=br), 409, "retreating")
+    assert umpire.session(sid, token=ref)["version"] == version
+
+    # 4. The voltigeurs advance 4 in.
+    act(umpire, sid, fr, {"type": "move", "unit": "fr-voltigeurs", "to": [20, 160], "facing": 0})
+
+    # 5. ... and exchange fire with the rifles: 1 hit each. The rifles (elite) roll 1, the
+    # voltigeurs (regular) 2: both lose 25% and fail: the exception, neither retreats.
+    out = act(umpire, sid, fr, {"type": "fire", "unit": "fr-voltigeurs", "target": "br-rifles",
+                                "hits": 1, "hits_back": 1, "dice": [1, 2]})
+    res = out["result"]
+    assert res["exchange"] is True
+    assert [(t["unit"], t["roll"], t["need"], t["passed"]) for t in res["tests"]] == \
+        [("br-rifles", 1, 3, False), ("fr-voltigeurs", 2, 4, False)]
+    assert res["retreats"] == []
+    assert "does not retreat" in out["summary"]
+
+    # 6. The redcoats close to 2 in of the Guard.
+    act(umpire, sid, br, {"type": "move", "unit": "br-redcoats", "to": [100, 120]})
+
+    # 7. ... and charge: 2 hits on the Guard, 1 back. This turn the Guard has suffered 3 (the
+    # battery's 1 included), the redcoats 1: the Guard loses (75% -> 25%) and tests: 1 + Ney +
+    # the 45e (still supporting it this turn) = 3 passes. It retreats all the same, straight
+    # south towards [100, 40]: the 45e at [100, 30] is in the way (bases of half an inch
+    # touch), so the Guard is eliminated, Ney with it, and the 45e (friendly, not cavalry)
+    # tests: 3 < 4, it loses 25%.
+    out = act(umpire, sid, br, {"type": "melee", "unit": "br-redcoats", "target": "fr-guard",
+                                "hits": 2, "hits_back": 1, "dice": [1, 3]})
+    res = out["result"]
+    assert res["outcome"] == "defender_lost"
+    assert [(t["unit"], t["roll"], t["modifier"], t["passed"]) for t in res["tests"]] == \
+        [("fr-guard", 1, 2, True)]
+    [r] = res["retreats"]
+    assert (r["unit"], r["distance"], r["blocked_by"], r["eliminated"]) == \
+        ("fr-guard", 60, "fr-line", True)
+    bt = r["blocker_test"]
+    assert (bt["unit"], bt["test"], bt["roll"], bt["need"], bt["passed"]) == \
+        ("fr-line", "retreated into", 3, 4, False)
+    assert "this turn (fire included) br-redcoats 1, fr-guard 3" in out["summary"]
+    assert "fr-guard retreats 6 in but fr-line is in the way: eliminated" in out["summary"]
+    assert "general" not in units(umpire, sid, ref)["fr-guard"]
+    assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
+        "type": "move", "unit": "fr-guard", "to": [100, 100]}, token=fr), 409, "unit_eliminated")
+    assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
+        "type": "attach", "unit": "fr-line", "general": "Ney"}, token=fr),
+        422, "rules_violation", "general")
+
+    # 8. A new turn (the referee's): hits of the turn and support cleared.
+    res = act(umpire, sid, ref, {"type": "new_turn"})["result"]
+    assert res["engaged"] == 0
+    assert "supporting" not in units(umpire, sid, ref)["fr-line"]
+
+    # 9. The militia rolls to recover: 3 < 5: another full move away from the hussars' old
+    # position [250, 150]: [250, 280], facing 0.
+    out = act(umpire, sid, br, {"type": "recover", "unit": "br-militia", "dice": [3]})
+    assert (out["result"]["passed"], out["result"]["need"]) == (False, 5)
+    assert out["result"]["retreats"] == [{"unit": "br-militia", "distance": 60,
+                                          "to": [250, 280], "facing": 0}]
+
+    # 10. ... and again at the start of its next move: 6, back to normal action.
+    out = act(umpire, sid, br, {"type": "recover", "unit": "br-militia", "dice": [6]})
+    assert out["result"]["passed"] is True
+    assert "returns to normal action" in out["summary"]
+
+    # 11. Picton leaves the redcoats for the rifles.
+    res = act(umpire, sid, br, {"type": "attach", "unit": "br-rifles",
+                                "general": "Picton"})["result"]
+    assert (res["from"], res["to"]) == ("br-redcoats", "br-rifles")
+
+    # 12. The hussars charge the battery: 1 hit each, a tie: no test, another round next turn.
+    out = act(umpire, sid, fr, {"type": "melee", "unit": "fr-hussars", "target": "br-battery",
+                                "hits": 1, "hits_back": 1})
+    assert out["result"]["outcome"] == "tie" and out["result"]["tests"] == []
+    assert "a tie, the melee goes on next turn" in out["summary"]
+
+    # 13. The rifles test (called by the table): elite, 2 + Picton = 3 passes.
+    out = act(umpire, sid, br, {"type": "morale", "unit": "br-rifles", "reason": "the Guard falls",
+                                "dice": [2]})
+    t = out["result"]["test"]
+    assert (t["roll"], t["modifier"], t["need"], t["passed"]) == (2, 1, 3, True)
+    assert terms(t) == [("general Picton", 1)]
+
+    # 14. The 45e steps up 3 in.
+    act(umpire, sid, fr, {"type": "move", "unit": "fr-line", "to": [100, 60], "facing": 0})
+
+    # The final state, unit by unit: (at, facing, effectiveness, state, general, engaged).
+    final = units(umpire, sid, ref)
+    want = {
+        "fr-guard": ([100, 100], 0, 0, "eliminated", None, None),
+        "fr-line": ([100, 60], 0, 75, "normal", None, None),
+        "fr-voltigeurs": ([20, 160], 0, 50, "normal", None, None),
+        "fr-hussars": ([250, 150], 0, 75, "normal", None, "br-battery"),
+        "br-redcoats": ([100, 120], 180, 75, "normal", None, None),
+        "br-militia": ([250, 280], 0, 50, "normal", None, None),
+        "br-battery": ([180, 200], 200, 75, "normal", None, "fr-hussars"),
+        "br-rifles": ([20, 220], 180, 50, "normal", "Picton", None),
+    }
+    assert set(final) == set(want)
+    for uid, (at, facing, eff, st, general, engaged) in want.items():
+        u = final[uid]
+        assert (u["at"], u["facing"], u["effectiveness"], u["state"], u.get("general"),
+                u.get("engaged")) == (at, facing, eff, st, general, engaged), (uid, u)
+        assert "retreat_from" not in u, u
+
+    events = umpire.events(sid, token=ref)[0]
+    verify_chain(events)
+    assert len(events) == 15
+    for ev in events[1:]:
+        assert_no_floats(ev["data"])
+        for d in ev["data"]["dice"]:
+            assert d["manual"] is True and d["notation"] == "1d6" and "nonce" not in d
+    rep = expect(umpire.get(f"/v1/sessions/{sid}/verify", token=ref), 200)
+    assert rep["ok"] is True and rep["actions_readjudicated"] == 14
+
+
+def test_morale_odds_are_exact(umpire):
+    """p_pass of a test: regular with a general 4/6 (3-6); elite with a general and a supporter
+    always (1 + 2 = 3); militia alone 2/6; recovering needs 5 whatever the quality: 2/6, with a
+    general 3/6."""
+    sid, tok = create(umpire)
+    fr, br = tok["sides"]["french"], tok["sides"]["british"]
+
+    def odds(body, token):
+        ans = expect(umpire.post(f"/v1/sessions/{sid}/odds", body, token=token), 200)
+        assert ans["exact"] is True and ans["of"] == 6
+        assert abs(sum(o["p"] for o in ans["outcomes"]) - 1) < 1e-12
+        return ans
+
+    ans = odds({"type": "morale", "unit": "br-redcoats"}, br)
+    assert close(ans["p_pass"], Fraction(4, 6))
+    assert close(ans["p_any_retreating"], 0) and close(ans["p_any_eliminated"], 0)
+    fail = [o for o in ans["outcomes"] if o["result"]["passed"] is False]
+    assert len(fail) == 1 and close(fail[0]["p"], Fraction(2, 6))
+    assert fail[0]["result"]["after"] == [{"unit": "br-redcoats", "effectiveness": 75,
+                                           "state": "normal"}]
+    assert close(odds({"type": "morale", "unit": "fr-guard"}, fr)["p_pass"], 1)
+    assert close(odds({"type": "morale", "unit": "br-militia"}, br)["p_pass"], Fraction(2, 6))
+    assert close(odds({"type": "morale", "unit": "fr-hussars"}, fr)["p_pass"], Fraction(2, 6))
+
+    # a fire at the redcoats: 1 hit, then the test: retreat (fail) 2/6
+    ans = expect(umpire.post(f"/v1/sessions/{sid}/odds", {
+        "type": "fire", "unit": "fr-guard", "target": "br-redcoats", "hits": 1}, token=fr), 200)
+    assert close(ans["p_any_retreating"], Fraction(2, 6))
+
+    # recovery: the militia retreats after losing a melee, then rolls 5+ (2/6)
+    act(umpire, sid, fr, {"type": "melee", "unit": "fr-hussars", "target": "br-militia",
+                          "hits": 2, "hits_back": 0, "dice": [6]})
+    assert close(odds({"type": "recover", "unit": "br-militia"}, br)["p_pass"], Fraction(2, 6))
+    # the redcoats (Picton) break under fire: 1 + 1 < 4; their recovery is 3/6
+    act(umpire, sid, fr, {"type": "fire", "unit": "fr-guard", "target": "br-redcoats",
+                          "hits": 1, "dice": [1]})
+    assert units(umpire, sid, tok["referee"])["br-redcoats"]["state"] == "retreating"
+    assert close(odds({"type": "recover", "unit": "br-redcoats"}, br)["p_pass"], Fraction(3, 6))
+    assert umpire.session(sid, token=tok["referee"])["version"] == 3   # odds write nothing
+
+
+def test_inline_odds_take_the_setup(umpire):
+    body = {"type": "morale", "unit": "br-redcoats", "setup": SETUP}
+    ans = expect(umpire.post(f"/v1/rulesets/{RS}/odds", body), 200)
+    assert close(ans["p_pass"], Fraction(4, 6))
+
+
+def test_setup_is_validated_naming_the_field(umpire):
+    def unit(i, **kw):
+        return lambda s: s["units"][i].update(kw)
+
+    cases = [
+        # (what, mutation, options, status, code, field, words in the message)
+        ("effectiveness 30", unit(0, effectiveness=30), None, 400, "invalid_field",
+         "setup.units[0].effectiveness", ["25, 50, 75 or 100"]),
+        ("effectiveness 0", unit(1, effectiveness=0), None, 400, "invalid_field",
+         "setup.units[1].effectiveness", []),
+        ("general on two units", unit(1, general="Ney"), None, 422, "invalid_setup",
+         "setup.units[1].general", ["Ney", "two units"]),
+        ("unknown type", unit(2, type="dragoons"), None, 400, "invalid_field",
+         "setup.units[2].type", []),
+        ("unknown quality", unit(3, quality="veteran"), None, 400, "invalid_field",
+         "setup.units[3].quality", []),
+        ("a point of one coordinate", unit(4, at=[1]), None, 400, "invalid_field",
+         "setup.units[4].at", []),
+        ("facing 360", unit(5, facing=360), None, 400, "invalid_field",
+         "setup.units[5].facing", []),
+        ("state in a setup", unit(6, state="retreating"), None, 400, "invalid_field",
+         "setup.units[6].state", []),
+        ("no movement", lambda s: s["units"][7].pop("movement"), None, 400, "invalid_field",
+         "setup.units[7].movement", []),
+        ("options.hits", None, {"hits": "sometimes"}, 400, "invalid_field", "options.hits", []),
+        ("options.measure", None, {"measure": "furlong"}, 400, "invalid_field",
+         "options.measure", []),
+    ]
+    for what, mutate, options, status, code, field, words in cases:
+        setup = copy.deepcopy(SETUP)
+        if mutate:
+            mutate(setup)
+        body = {"ruleset": RS, "sides": ["french", "british"], "dice": {"mode": "manual"},
+                "setup": setup}
+        if options:
+            body["options"] = options
+        err = assert_error(umpire.post("/v1/sessions", body), status, code, field)
+        for w in words:
+            assert w in err["message"], (what, err)
+
+
+def test_hits_given_or_rolled(umpire):
+    """options.hits rolled: hits are a dice notation, rolled and logged; an integer is a 422.
+    Given (the default): a notation is a 422."""
+    sid, tok = create(umpire, options={"hits": "rolled"})
+    fr, ref = tok["sides"]["french"], tok["referee"]
+    err = assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
+        "type": "fire", "unit": "fr-guard", "target": "br-redcoats", "hits": 1, "dice": [4]},
+        token=fr), 422, "hits_must_be_rolled", "hits")
+    assert "dice notation" in err["message"]
+    assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
+        "type": "fire", "unit": "fr-guard", "target": "br-redcoats", "hits": "2d", "dice": [4]},
+        token=fr), 422, "invalid_notation", "hits")
+    # 1d6-2 rolls 3: one hit; the redcoats test 4 + Picton: pass
+    out = act(umpire, sid, fr, {"type": "fire", "unit": "fr-guard", "target": "br-redcoats",
+                                "hits": "1d6-2", "dice": [3, 4]})
+    assert out["result"]["hits"] == 1
+    assert out["result"]["after"][0] == {"unit": "br-redcoats", "effectiveness": 75,
+                                         "state": "normal"}
+    ev = umpire.events(sid, token=ref)[0][-1]
+    assert [(d["purpose"], d["value"]) for d in ev["data"]["dice"]] == [("hits", 3), ("morale", 4)]
+    assert ev["data"]["action"]["hits"] == "1d6-2"
+    # odds enumerate the hits too. The redcoats stand at 75% (three quarters), Picton +1:
+    # 1d6-2 gives 0 hits on 1-2; 1 on 3 (50%, a failed test leaves 25%); 2 on 4 (25%, and a
+    # failed test on 1-2 eliminates); 3 on 5 and 4 on 6 (eliminated without a test):
+    # 1/6 * 2/6 + 2/6 = 14/36.
+    ans = expect(umpire.post(f"/v1/sessions/{sid}/odds", {
+        "type": "fire", "unit": "fr-guard", "target": "br-redcoats", "hits": "1d6-2"},
+        token=fr), 200)
+    # (enumerated over every die; "exact" is false only because the leaves are not equally
+    # likely: a test is rolled on some branches and not on others)
+    assert ans["enumerated"] == 16 and ans["exact"] is False
+    assert close(sum(o["p"] for o in ans["outcomes"]), 1)
+    assert close(ans["p_any_eliminated"], Fraction(14, 36))
+    # retreating: 1 hit on 3 and a failed test (1-2): 1/6 * 2/6
+    assert close(ans["p_any_retreating"], Fraction(2, 36))
+    rep = expect(umpire.get(f"/v1/sessions/{sid}/verify", token=ref), 200)
+    assert rep["ok"] is True and rep["actions_readjudicated"] == 1
+
+    sid, tok = create(umpire)
+    assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
+        "type": "fire", "unit": "fr-guard", "target": "br-redcoats", "hits": "1d6",
+        "dice": [3, 4]}, token=tok["sides"]["french"]), 422, "hits_must_be_given", "hits")
+
+
+def test_sides_and_refusals(umpire):
+    sid, tok = create(umpire)
+    ref, fr, br = tok["referee"], tok["sides"]["french"], tok["sides"]["british"]
+    # a side acts with its own units only, and only the referee starts a new turn
+    assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
+        "type": "move", "unit": "br-redcoats", "to": [100, 170]}, token=fr), 403, "forbidden")
+    assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {"type": "new_turn"}, token=fr),
+                 403, "forbidden")
+    # the general of the other side; a target of one's own side
+    assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
+        "type": "attach", "unit": "fr-line", "general": "Picton"}, token=fr),
+        422, "rules_violation", "general")
+    assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
+        "type": "fire", "unit": "fr-guard", "target": "fr-line", "hits": 1, "dice": [4]},
+        token=fr), 422, "rules_violation", "target")
+    # a move longer than the unit's full move, measured (6.1 in > 6 in)
+    err = assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
+        "type": "move", "unit": "fr-line", "to": [100, 91]}, token=fr), 422, "rules_violation",
+        "to")
+    assert "6.1 in" in err["message"] and "6 in" in err["message"]
+    # recovering a unit that is not retreating
+    assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
+        "type": "recover", "unit": "br-militia", "dice": [6]}, token=br),
+        422, "rules_violation", "unit")
+    # malformed fields are 400s naming the field
+    assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
+        "type": "move", "unit": "fr-line", "to": [100]}, token=fr), 400, "invalid_field", "to")
+    assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
+        "type": "fire", "unit": "fr-guard", "target": "br-redcoats", "dice": [4]}, token=fr),
+        400, "invalid_field", "hits")
+    assert umpire.session(sid, token=ref)["version"] == 1
+
+
+def test_the_scenarios_first_action_can_be_repeated(umpire):
+    """bench/bench.py repeats the scenario's first action under load: a move of length 0 to the
+    point where the 45e stands is always legal and leaves the state as it was."""
+    first = dict(SCENARIO["actions"][0])
+    who = first.pop("as")
+    r = umpire.post("/v1/sessions", SCENARIO["session"])
+    assert r.status == 201, r
+    sid, tok = r.body["session"]["id"], r.body["tokens"]
+    token = tok["referee"] if who == "referee" else tok["sides"][who]
+    before = expect(umpire.get(f"/v1/sessions/{sid}", token=token), 200)["state"]
+    for _ in range(12):
+        out = act(umpire, sid, token, first)
+        assert out["result"]["distance"] == 0
+    after = expect(umpire.get(f"/v1/sessions/{sid}", token=token), 200)["state"]
+    assert after == before
+    ans = expect(umpire.post(f"/v1/sessions/{sid}/odds", first, token=token), 200)
+    assert len(ans["outcomes"]) == 1 and close(ans["outcomes"][0]["p"], 1)
+    rep = expect(umpire.get(f"/v1/sessions/{sid}/verify", token=tok["referee"]), 200)
+    assert rep["ok"] is True and rep["actions_readjudicated"] == 12
