@@ -136,6 +136,11 @@ int hm_fire_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
     if (!t || hits_of(ctx, a->hits, a->hits_expr, "hits", &hits, err) != 0 ||
         (a->exchange && hits_of(ctx, a->hits_back, a->back_expr, "hits_back", &back, err) != 0))
         goto fail;
+    if (a->exchange && t->state == HM_RETREATING) {
+        hm_rule_error(err, "hits_back",
+                      "unit '%s' is retreating and does not fire back until it recovers", t->id);
+        goto fail;
+    }
     table_pt u_at = u->at, t_at = t->at;
     hm_unit *side[2] = {t, u};
     int lost[2] = {hm_take_hits(t, hits), a->exchange ? hm_take_hits(u, back) : 0};

@@ -32,6 +32,7 @@ void hm_lose_quarters(hm_unit *u, int n) {
 
 int hm_take_hits(hm_unit *u, int hits) {
     u->hits_this_turn += hits;
+    if (u->hits_this_turn > 999) u->hits_this_turn = 999; /* the state's bound */
     u->hits += hits;
     int q = u->hits / u->hits_per_quarter;
     u->hits %= u->hits_per_quarter;

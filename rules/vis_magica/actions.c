@@ -1,4 +1,4 @@
-/* The table actions of vis-magica: move (measured; the amendment to page 48), shoot (the
+/* The table actions of vis-magica: move (measured; the amendment to page 48), fire (shooting; the
  * correction to page 45: flying targets), melee (casualties; a routed base forced into melee is
  * removed, 10.2) and new_phase (the casualties of a phase, for 10.2's half-strength rule).
  *
@@ -158,11 +158,11 @@ static json_t *hits_encode(const vm_hits_action *a, bool melee) {
     return o;
 }
 
-int vm_shoot_decode(const json_t *fields, void *out, api_error *err) {
+int vm_fire_decode(const json_t *fields, void *out, api_error *err) {
     return hits_decode(fields, out, false, err);
 }
 
-json_t *vm_shoot_encode(const void *action) {
+json_t *vm_fire_encode(const void *action) {
     return hits_encode(action, false);
 }
 
@@ -183,7 +183,7 @@ static vm_base *enemy_target(vm_table *t, const vm_base *b, const char *id, api_
     return target;
 }
 
-int vm_shoot_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out, api_error *err) {
+int vm_fire_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out, api_error *err) {
     const vm_hits_action *a = action;
     vm_table t;
     table_measure m;
@@ -230,7 +230,7 @@ int vm_shoot_resolve(const rules_ctx *ctx, const void *action, rules_outcome *ou
         rules_say(out->summary, sizeof out->summary, "; no hits");
     }
     out->result = json_pack(
-        "{s:s, s:s, s:s, s:I, s:s, s:b, s:i, s:i, s:i, s:b, s:s}", "action", "shoot", "unit", b->id,
+        "{s:s, s:s, s:s, s:I, s:s, s:b, s:i, s:i, s:i, s:b, s:s}", "action", "fire", "unit", b->id,
         "target", target->id, "distance", (json_int_t)d, "range", band, "flying_target",
         target->flying, "hits", a->hits, "target_strength", target->strength, "lost_this_phase",
         target->lost_this_phase, "flank_rear_casualties", target->flank_rear_casualties,
@@ -283,18 +283,23 @@ fail:
  */
 
 int vm_phase_decode(const json_t *fields, void *out, api_error *err) {
-    static const char *const keys[] = {NULL};
-    (void)out;
-    return json_in_only_keys(fields, "", keys, err);
+    static const char *const keys[] = {"new_turn", NULL};
+    bool *new_turn = out;
+    return json_in_only_keys(fields, "", keys, err) != 0 ||
+                   rules_in_bool(fields, "", "new_turn", new_turn, err) != 0
+               ? -1
+               : 0;
 }
 
 json_t *vm_phase_encode(const void *action) {
-    (void)action;
-    return json_object();
+    const bool *new_turn = action;
+    return json_pack("{s:b}", "new_turn", *new_turn);
 }
 
+/* A new phase clears the phase's casualties (10.2's "that phase"); the first phase of a new turn
+ * also ends "this turn's melee phase" of 10.1's flank or rear casualties. */
 int vm_phase_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out, api_error *err) {
-    (void)action;
+    const bool *new_turn = action;
     vm_table t;
     if (strncmp(ctx->actor ? ctx->actor : "", "side:", 5) == 0) {
         api_error_set(err, 403, "forbidden", NULL, "only the referee starts a new phase");
@@ -302,17 +307,21 @@ int vm_phase_resolve(const rules_ctx *ctx, const void *action, rules_outcome *ou
     }
     if (vm_table_load(ctx->state, &t, err) != 0) return -1;
     int reset = 0;
-    for (size_t i = 0; i < t.n; i++)
-        if (t.bases[i].lost_this_phase || t.bases[i].flank_rear_in_melee) {
-            t.bases[i].lost_this_phase = 0;
-            t.bases[i].flank_rear_in_melee = false;
-            t.bases[i].changed = true;
-            reset++;
-        }
+    for (size_t i = 0; i < t.n; i++) {
+        vm_base *b = &t.bases[i];
+        if (!b->lost_this_phase && !(*new_turn && b->flank_rear_in_melee)) continue;
+        b->lost_this_phase = 0;
+        if (*new_turn) b->flank_rear_in_melee = false;
+        b->changed = true;
+        reset++;
+    }
     rules_say(out->summary, sizeof out->summary,
-              "new phase: the casualties of the last phase are cleared on %d base(s) (10.2 counts "
-              "losses within a phase)",
-              reset);
-    out->result = json_pack("{s:s, s:i}", "action", "new_phase", "bases_reset", reset);
+              "new %s: the casualties of the last phase are cleared on %d base(s) (10.2 counts "
+              "losses within a phase)%s",
+              *new_turn ? "turn" : "phase", reset,
+              *new_turn ? "; the last turn's melee no longer counts as flank or rear casualties"
+                        : "");
+    out->result = json_pack("{s:s, s:b, s:i}", "action", "new_phase", "new_turn", *new_turn,
+                            "bases_reset", reset);
     return vm_finish(ctx, &t, out, err);
 }

@@ -91,7 +91,7 @@ static const rules_field move_fields[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static const rules_field shoot_fields[] = {
+static const rules_field fire_fields[] = {
     {"unit", "string", 1, "the shooting base (it needs setup range {short, long})"},
     {"target", "string", 1, "the base shot at"},
     {"hits", "integer", 0, "the hits scored (the rulebook's shooting table; default 0)"},
@@ -107,6 +107,9 @@ static const rules_field melee_fields[] = {
 };
 
 static const rules_field phase_fields[] = {
+    {"new_turn", "boolean", 0,
+     "the phase starts a new turn: flank or rear casualties of the last turn's melee phase stop "
+     "counting (10.1); default false"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -126,14 +129,14 @@ static const rules_action vm_actions[] = {
      vm_check_encode, vm_rally_resolve, vm_odds_key, vm_odds_finish},
     {"move", "A measured move (amendment to page 48)", move_fields, sizeof(vm_move_action),
      vm_move_decode, vm_move_encode, vm_move_resolve, vm_odds_key, vm_odds_finish},
-    {"shoot", "Shooting: range bands, flying targets (correction to page 45)", shoot_fields,
-     sizeof(vm_hits_action), vm_shoot_decode, vm_shoot_encode, vm_shoot_resolve, vm_odds_key,
+    {"fire", "Shooting: range bands, flying targets (correction to page 45)", fire_fields,
+     sizeof(vm_hits_action), vm_fire_decode, vm_fire_encode, vm_fire_resolve, vm_odds_key,
      vm_odds_finish},
     {"melee", "Melee casualties; a routed base forced into melee is removed", melee_fields,
      sizeof(vm_hits_action), vm_melee_decode, vm_melee_encode, vm_melee_resolve, vm_odds_key,
      vm_odds_finish},
     {"new_phase", "Start a phase (referee): clears each base's casualties of the phase",
-     phase_fields, 1, vm_phase_decode, vm_phase_encode, vm_phase_resolve, vm_odds_key,
+     phase_fields, sizeof(bool), vm_phase_decode, vm_phase_encode, vm_phase_resolve, vm_odds_key,
      vm_odds_finish},
 };
 
@@ -174,7 +177,8 @@ const ruleset ruleset_vis_magica = {
         "removed, with the half-strength rule after combat, rallying and removal of a routed "
         "base forced into melee), shooting at flying bases (only at short range, counted as "
         "long), and close order troops, cavalry and chariots disordered on ending a move in "
-        "difficult or impassable terrain. Actions: morale, rally, move, shoot, melee, new_phase "
+        "difficult or impassable terrain. Actions: morale, rally, move, fire (shooting), melee, "
+        "new_phase "
         "(referee). Setup: terrain [{id, type: difficult|impassable, polygon: [[x, y], ...]}], "
         "units {id, side, type: close_order|open_order|cavalry|chariots|other, at: [x, y], "
         "facing: 0-359, strength, flying?, morale?, disordered?, orders?, movement?, range?: "

@@ -95,9 +95,9 @@ typedef struct vm_hits_action {
     int hits;      /* on the target */
     int hits_back; /* melee: on the acting base */
 } vm_hits_action;
-int vm_shoot_decode(const json_t *fields, void *out, api_error *err);
-json_t *vm_shoot_encode(const void *action);
-int vm_shoot_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out, api_error *err);
+int vm_fire_decode(const json_t *fields, void *out, api_error *err);
+json_t *vm_fire_encode(const void *action);
+int vm_fire_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out, api_error *err);
 int vm_melee_decode(const json_t *fields, void *out, api_error *err);
 json_t *vm_melee_encode(const void *action);
 int vm_melee_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out, api_error *err);

@@ -26,7 +26,7 @@ RS = "vis-magica"
 SCENARIO = json.loads((REPO / "scenarios" / "vis-magica-bog-and-cliffs.json").read_text())
 SETUP = SCENARIO["session"]["setup"]
 OPTIONS = SCENARIO["session"]["options"]
-ACTIONS = ["morale", "rally", "move", "shoot", "melee", "new_phase"]
+ACTIONS = ["morale", "rally", "move", "fire", "melee", "new_phase"]
 
 
 def create(umpire, mode="manual", setup=SETUP, options=OPTIONS, sides=("empire", "horde")):
@@ -66,12 +66,12 @@ def test_the_ruleset_describes_itself(umpire):
     assert set(fields["morale"]) == {"unit", "cause", "modifiers", "apply"}
     assert set(fields["rally"]) == {"unit", "cause", "modifiers", "apply"}
     assert set(fields["move"]) == {"unit", "to", "path", "facing"}
-    assert set(fields["shoot"]) == {"unit", "target", "hits"}
+    assert set(fields["fire"]) == {"unit", "target", "hits"}
     assert set(fields["melee"]) == {"unit", "target", "hits", "hits_back"}
-    assert fields["new_phase"] == {}
+    assert set(fields["new_phase"]) == {"new_turn"}
     assert fields["move"]["to"]["required"] is True
     assert fields["move"]["path"]["required"] is False
-    assert fields["shoot"]["target"]["required"] is True
+    assert fields["fire"]["target"]["required"] is True
     assert fields["morale"]["cause"]["required"] is False
     for a in d["actions"]:
         assert a["title"]
@@ -101,7 +101,7 @@ def test_a_short_game_with_manual_dice(umpire):
 
     # 2. The archers shoot the flying harpies at 9 in.: within short range (12 in.), counted as
     # long range (correction to page 45). One hit: 4 -> 3.
-    out = act(umpire, sid, em, {"type": "shoot", "unit": "archers", "target": "harpies",
+    out = act(umpire, sid, em, {"type": "fire", "unit": "archers", "target": "harpies",
                                 "hits": 1})
     res = out["result"]
     assert (res["distance"], res["range"], res["flying_target"]) == (90, "long", True)
@@ -166,14 +166,14 @@ def test_a_short_game_with_manual_dice(umpire):
 
     # 9. The archers cannot reach them (26.9 in. > 24 in.) ...
     e = assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
-        "type": "shoot", "unit": "archers", "target": "goblins", "hits": 1}, token=em),
+        "type": "fire", "unit": "archers", "target": "goblins", "hits": 1}, token=em),
         422, "rules_violation", "target")
     assert "beyond long range" in e["message"]
     # ... so they step up 6 in. (exactly their movement) and shoot at 23 in.: long range; the
     # goblins now face 216 and the archers lie at 236 from them: 20 degrees, the front.
     out = act(umpire, sid, em, {"type": "move", "unit": "archers", "to": [60, 120]})
     assert out["result"]["distance"] == 60 and out["result"]["disordered"] is False
-    out = act(umpire, sid, em, {"type": "shoot", "unit": "archers", "target": "goblins",
+    out = act(umpire, sid, em, {"type": "fire", "unit": "archers", "target": "goblins",
                                 "hits": 2})
     res = out["result"]
     assert (res["distance"], res["range"], res["target_strength"]) == (230, "long", 3)
@@ -386,7 +386,7 @@ def test_sides_and_rule_errors(umpire):
     # the flying harpies beyond short range (12 in.), though within long range (24 in.): the
     # archers fall back 6 in. to [60, 0], 15 in. from them
     act(umpire, sid, em, {"type": "move", "unit": "archers", "to": [60, 0]})
-    e = assert_error(post({"type": "shoot", "unit": "archers", "target": "harpies"}, em),
+    e = assert_error(post({"type": "fire", "unit": "archers", "target": "harpies"}, em),
                      422, "rules_violation", "target")
     assert "page 45" in e["message"] and "15 in" in e["message"]
     # a good base does not rally; a routed one does not charge
@@ -407,7 +407,7 @@ def test_sides_and_rule_errors(umpire):
     assert out["result"]["distance"] == 60
     # the harpies exactly at short range after the archers step up 3 in.: counted as long
     act(umpire, sid, em, {"type": "move", "unit": "archers", "to": [60, 30]})
-    out = act(umpire, sid, em, {"type": "shoot", "unit": "archers", "target": "harpies"})
+    out = act(umpire, sid, em, {"type": "fire", "unit": "archers", "target": "harpies"})
     assert (out["result"]["distance"], out["result"]["range"]) == (120, "long")
 
 

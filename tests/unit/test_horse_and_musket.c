@@ -1208,6 +1208,22 @@ static void recover_five_or_better(void **state) {
 }
 
 /* The retreat of a failed recovery is obstructed like any other. */
+/* House default (docs): a retreating unit has not "returned to normal action": it neither fires
+ * nor fights, nor fires back in an exchange, until it recovers. */
+static void retreating_units_do_not_fight(void **state) {
+    (void)state;
+    json_t *st = mkstate("[" T_REG "," F_REG "]");
+    outcome o = act(st, "f", FIRE_T1, DICE(3));
+    st = advance(st, &o, "t breaks and retreats");
+    o = act(st, "f", EXCHANGE, NULL, 0);
+    expect_error(&o, 422, "rules_violation", "hits_back", "a retreating target fires back");
+    outcome_clear(&o);
+    o = act(st, "t", "{\"type\": \"fire\", \"target\": \"f\", \"hits\": 1}", NULL, 0);
+    expect_error(&o, 409, "retreating", NULL, "a retreating unit fires");
+    outcome_clear(&o);
+    json_decref(st);
+}
+
 static void recover_retreat_blocked(void **state) {
     (void)state;
     json_t *st =
@@ -1518,6 +1534,7 @@ int main(void) {
         cmocka_unit_test(blocked_retreats),
         cmocka_unit_test(recover_five_or_better),
         cmocka_unit_test(recover_retreat_blocked),
+        cmocka_unit_test(retreating_units_do_not_fight),
         cmocka_unit_test(moves),
         cmocka_unit_test(hits_given_or_rolled),
         cmocka_unit_test(refused),

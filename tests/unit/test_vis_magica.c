@@ -257,7 +257,7 @@ static json_t *legion_state(const char *str, const char *morale, const char *opt
 #define MORALE     "{\"type\":\"morale\"}"
 #define MORALE_CBT "{\"type\":\"morale\",\"cause\":\"combat\"}"
 #define RALLY      "{\"type\":\"rally\"}"
-#define SHOOT(n)   "{\"type\":\"shoot\",\"target\":\"legion\",\"hits\":" #n "}"
+#define SHOOT(n)   "{\"type\":\"fire\",\"target\":\"legion\",\"hits\":" #n "}"
 #define NEW_PHASE  "{\"type\":\"new_phase\"}"
 #define MV(x, y)   "{\"type\":\"move\",\"to\":[" #x "," #y "]}"
 
@@ -425,7 +425,7 @@ static void flank_or_rear_casualties_modifier(void **st) {
     json_t *s = mkstate(NULL, units, opts);
     /* frontal casualties: no flag, no modifier */
     json_t *f = json_incref(s);
-    outcome o = play(&f, opts, "front", "{\"type\":\"shoot\",\"target\":\"legion\",\"hits\":1}",
+    outcome o = play(&f, opts, "front", "{\"type\":\"fire\",\"target\":\"legion\",\"hits\":1}",
                      NODICE, "shot from the front");
     assert_false(json_is_true(json_object_get(o.out.result, "flank_rear_casualties")));
     outcome_clear(&o);
@@ -437,7 +437,7 @@ static void flank_or_rear_casualties_modifier(void **st) {
     outcome_clear(&o);
     json_decref(f);
     /* casualties from the rear: 7 - 2 = 5 */
-    o = play(&s, opts, "rear", "{\"type\":\"shoot\",\"target\":\"legion\",\"hits\":1}", NODICE,
+    o = play(&s, opts, "rear", "{\"type\":\"fire\",\"target\":\"legion\",\"hits\":1}", NODICE,
              "shot from the rear");
     assert_true(json_is_true(json_object_get(o.out.result, "flank_rear_casualties")));
     expect_in_summary(&o, "from the flank or rear", "shot from the rear");
@@ -459,10 +459,10 @@ static void flank_or_rear_casualties_modifier(void **st) {
     assert_true(json_is_true(json_object_get(o.out.result, "passed")));
     outcome_clear(&o);
     /* a rally clears it too */
-    play_quiet(&s, opts, "rear", "{\"type\":\"shoot\",\"target\":\"legion\",\"hits\":1}", NODICE,
+    play_quiet(&s, opts, "rear", "{\"type\":\"fire\",\"target\":\"legion\",\"hits\":1}", NODICE,
                "rear again");
     play_quiet(&s, opts, "legion", MORALE, D(6, 6), "fails: shaken");
-    play_quiet(&s, opts, "rear", "{\"type\":\"shoot\",\"target\":\"legion\",\"hits\":1}", NODICE,
+    play_quiet(&s, opts, "rear", "{\"type\":\"fire\",\"target\":\"legion\",\"hits\":1}", NODICE,
                "rear a third time");
     o = play(&s, opts, "legion", RALLY, D(1, 2), "rally");
     assert_int_equal(iget(o.out.result, "modified_strength"), 3); /* 5 - 2 */
@@ -470,7 +470,7 @@ static void flank_or_rear_casualties_modifier(void **st) {
     assert_false(json_is_true(json_object_get(base_in(s, "legion"), "flank_rear_casualties")));
     /* without the option the flag does not change the strength, and the summary says so */
     json_t *n = mkstate(NULL, units, NULL);
-    play_quiet(&n, NULL, "rear", "{\"type\":\"shoot\",\"target\":\"legion\",\"hits\":1}", NODICE,
+    play_quiet(&n, NULL, "rear", "{\"type\":\"fire\",\"target\":\"legion\",\"hits\":1}", NODICE,
                "no option");
     o = play(&n, NULL, "legion", MORALE, D(3, 3), "no option check");
     assert_int_equal(iget(o.out.result, "modified_strength"), 7);
@@ -490,7 +490,7 @@ static void flank_or_rear_modifier_counts_once(void **st) {
                               "") "," B("rear", "horde", "open_order", 0, -100, 0, 6,
                                         ",\"range\":{\"short\":300,\"long\":600}") "]";
     json_t *s = mkstate(NULL, units, opts);
-    play_quiet(&s, opts, "rear", "{\"type\":\"shoot\",\"target\":\"legion\",\"hits\":1}", NODICE,
+    play_quiet(&s, opts, "rear", "{\"type\":\"fire\",\"target\":\"legion\",\"hits\":1}", NODICE,
                "shot from the rear");
     outcome o = act_as(s, opts, "referee", "legion",
                        "{\"type\":\"morale\",\"apply\":[\"flank_or_rear_casualties\"]}", D(2, 2));
@@ -527,6 +527,16 @@ static void flank_casualties_of_this_melee_phase_still_count(void **st) {
                  "check in the same phase: modified strength %ld, expected 7 - 2 = 5: %s",
                  iget(o.out.result, "modified_strength"), o.out.summary);
     outcome_clear(&o);
+    /* A later phase of the same turn still counts that melee; a new turn does not. */
+    play_quiet(&s, opts, NULL, NEW_PHASE, NODICE, "next phase, same turn");
+    o = play(&s, opts, "legion", MORALE, D(1, 2), "check in a later phase of the same turn");
+    assert_int_equal(iget(o.out.result, "modified_strength"), 5);
+    outcome_clear(&o);
+    play_quiet(&s, opts, NULL, "{\"type\":\"new_phase\",\"new_turn\":true}", NODICE,
+               "first phase of a new turn");
+    o = play(&s, opts, "legion", MORALE, D(1, 2), "check in the next turn");
+    assert_int_equal(iget(o.out.result, "modified_strength"), 7);
+    outcome_clear(&o);
     json_decref(s);
 }
 
@@ -553,7 +563,7 @@ static void flank_is_more_than_45_degrees(void **st) {
                  rows[i].at);
         json_t *s = mkstate(NULL, units, NULL);
         outcome o = act_as(s, NULL, "referee", "bow",
-                           "{\"type\":\"shoot\",\"target\":\"legion\",\"hits\":1}", NODICE);
+                           "{\"type\":\"fire\",\"target\":\"legion\",\"hits\":1}", NODICE);
         expect_ok(&o, rows[i].at);
         if (json_is_true(json_object_get(o.out.result, "flank_rear_casualties")) != rows[i].flank)
             fail_msg("a shooter at %s of a base at [0,0] facing 0: expected %s, got %s (%s)",
@@ -608,7 +618,7 @@ static void worked_example_strength_8(void **st) {
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         json_t *s = legion_state("8", "good", NULL);
         char shoot[96], what[64];
-        snprintf(shoot, sizeof shoot, "{\"type\":\"shoot\",\"target\":\"legion\",\"hits\":%d}",
+        snprintf(shoot, sizeof shoot, "{\"type\":\"fire\",\"target\":\"legion\",\"hits\":%d}",
                  rows[i].lost);
         snprintf(what, sizeof what, "strength 8, lost %d", rows[i].lost);
         outcome o = play(&s, NULL, "archers", shoot, NODICE, what);
@@ -860,7 +870,7 @@ static outcome shoot_at(const char *type, bool flying, int d) {
              type, d, flying ? ",\"flying\":true" : "");
     json_t *s = mkstate(NULL, units, NULL);
     outcome o = act_as(s, NULL, "referee", "archers",
-                       "{\"type\":\"shoot\",\"target\":\"t\",\"hits\":1}", NODICE);
+                       "{\"type\":\"fire\",\"target\":\"t\",\"hits\":1}", NODICE);
     json_decref(s);
     return o;
 }
@@ -913,11 +923,11 @@ static void shooting_at_flying_bases(void **st) {
                                                                                    "g\":"
                                                                                    "true") "]";
     json_t *s = mkstate(NULL, units, NULL);
-    o = act_as(s, NULL, "referee", "archers", "{\"type\":\"shoot\",\"target\":\"h1\"}", NODICE);
+    o = act_as(s, NULL, "referee", "archers", "{\"type\":\"fire\",\"target\":\"h1\"}", NODICE);
     expect_ok(&o, "[72, 96]");
     assert_string_equal(sget(o.out.result, "range"), "long");
     outcome_clear(&o);
-    o = act_as(s, NULL, "referee", "archers", "{\"type\":\"shoot\",\"target\":\"h2\"}", NODICE);
+    o = act_as(s, NULL, "referee", "archers", "{\"type\":\"fire\",\"target\":\"h2\"}", NODICE);
     expect_error(&o, 422, "rules_violation", "target", "[72, 97]");
     outcome_clear(&o);
     json_decref(s);
@@ -938,25 +948,25 @@ static void shooting_range_bands(void **st) {
                                                          180, 6, "") "]";
     json_t *s = mkstate(NULL, units, NULL);
     outcome o =
-        act_as(s, NULL, "referee", "legion", "{\"type\":\"shoot\",\"target\":\"orcs\"}", NODICE);
+        act_as(s, NULL, "referee", "legion", "{\"type\":\"fire\",\"target\":\"orcs\"}", NODICE);
     expect_error(&o, 422, "rules_violation", "unit", "no range");
     outcome_clear(&o);
-    o = act_as(s, NULL, "referee", "archers", "{\"type\":\"shoot\",\"target\":\"legion\"}", NODICE);
+    o = act_as(s, NULL, "referee", "archers", "{\"type\":\"fire\",\"target\":\"legion\"}", NODICE);
     expect_error(&o, 422, "rules_violation", "target", "same side");
     outcome_clear(&o);
     /* no hits: nothing lost */
-    o = act_as(s, NULL, "referee", "archers", "{\"type\":\"shoot\",\"target\":\"orcs\"}", NODICE);
+    o = act_as(s, NULL, "referee", "archers", "{\"type\":\"fire\",\"target\":\"orcs\"}", NODICE);
     expect_ok(&o, "no hits");
     expect_in_summary(&o, "no hits", "no hits");
     expect_base(o.out.new_state, "orcs", "good", 6, -1, "no hits");
     assert_int_equal(iget(base_in(o.out.new_state, "orcs"), "lost_this_phase"), 0);
     outcome_clear(&o);
-    o = act_as(s, NULL, "referee", "archers",
-               "{\"type\":\"shoot\",\"target\":\"orcs\",\"hits\":-1}", NODICE);
+    o = act_as(s, NULL, "referee", "archers", "{\"type\":\"fire\",\"target\":\"orcs\",\"hits\":-1}",
+               NODICE);
     expect_error(&o, 400, NULL, "hits", "negative hits");
     outcome_clear(&o);
     o = act_as(s, NULL, "referee", "archers",
-               "{\"type\":\"shoot\",\"target\":\"orcs\",\"hits_back\":1}", NODICE);
+               "{\"type\":\"fire\",\"target\":\"orcs\",\"hits_back\":1}", NODICE);
     expect_error(&o, 400, NULL, "hits_back", "hits_back on a shot");
     outcome_clear(&o);
     json_decref(s);
