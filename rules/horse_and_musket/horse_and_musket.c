@@ -7,7 +7,10 @@
 #include <string.h>
 
 static json_t *hm_init_state(const json_t *options, const json_t *setup, api_error *err) {
-    static const char *const setup_keys[] = {"units", NULL};
+    static const char *const setup_keys[] = {"units", "terrain", NULL};
+    /* Terrain areas are kept for the table and its clients: the morale rule has no terrain
+     * effect, so no action reads them. */
+    static const char *const terrain_types[] = {"difficult", "impassable", NULL};
     if (hm_options_check(options, err) != 0 ||
         json_in_only_keys(setup, "setup", setup_keys, err) != 0)
         return NULL;
@@ -16,8 +19,15 @@ static json_t *hm_init_state(const json_t *options, const json_t *setup, api_err
         json_in_take_error(err);
         return NULL;
     }
+    json_t *terrain =
+        table_terrain_new(json_object_get(setup, "terrain"), "setup.terrain", terrain_types, err);
+    if (!terrain) return NULL;
     json_t *list = hm_units_from_setup(units, err);
-    return list ? json_pack("{s:o}", "units", list) : NULL;
+    if (!list) {
+        json_decref(terrain);
+        return NULL;
+    }
+    return json_pack("{s:o, s:o}", "units", list, "terrain", terrain);
 }
 
 /* ---- odds: told apart by every unit's effectiveness and state after (and a test's pass) -------
@@ -199,7 +209,9 @@ const ruleset ruleset_horse_and_musket = {
         "artillery eliminates the retreating unit and a friendly blocker tests (not cavalry "
         "retreated into by infantry); a general dies with his unit; retreating units roll 5+ "
         "(+1 general) to recover. Actions: fire, melee, move, morale, recover, attach, new_turn "
-        "(referee). Setup units {id, side, type: line_infantry|light_infantry|cavalry|"
+        "(referee). Setup: terrain? [{id, type: difficult|impassable, polygon}] (kept for the "
+        "table; the rule has no terrain effect), units {id, side, type: "
+        "line_infantry|light_infantry|cavalry|"
         "artillery, quality: elite|regular|poor|militia, at: [x, y], facing: 0-359, movement, "
         "effectiveness?: 25-100, hits_per_quarter?, general?, name?}. Details: "
         "docs/rules/horse-and-musket.md.",
