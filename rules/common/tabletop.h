@@ -98,4 +98,24 @@ void table_measure_read(const json_t *options, table_measure *m);
 /* Validates the two options (when present). 0, or -1 with a 400. */
 int table_measure_check(const json_t *options, api_error *err);
 
+/* ---- a measured move (rules/common/table_move.c) -------------------------------------------- */
+
+#define TABLE_MOVE_POINTS 16 /* points a move may pass on its way */
+
+/* {"to": [x, y], "path"?: [[x, y], ...], "facing"?: 0-359}: where a unit ends, the points it
+ * passes, its facing at the end (-1: kept). */
+typedef struct table_move {
+    table_pt to;
+    int npath;
+    table_pt path[TABLE_MOVE_POINTS];
+    int facing;
+} table_move;
+
+/* Decodes the fields of a move action (no other field allowed). 0, or -1 with a 400. */
+int table_move_decode(const json_t *fields, table_move *m, api_error *err);
+/* What table_move_decode reads back to the same move (new reference). */
+json_t *table_move_encode(const table_move *m);
+/* The measured length from `from` through the path to m->to (rounded up). */
+int64_t table_move_length(table_pt from, const table_move *m);
+
 #endif

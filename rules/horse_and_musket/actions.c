@@ -256,45 +256,13 @@ fail:
 /* ---- move ------------------------------------------------------------------------------------ */
 
 int hm_move_decode(const json_t *fields, void *out, api_error *err) {
-    static const char *const keys[] = {"to", "path", "facing", NULL};
     hm_simple_action *a = out;
-    json_t *path = NULL;
-    a->facing = -1;
-    if (json_in_only_keys(fields, "", keys, err) != 0 ||
-        table_pt_read(fields, "", "to", true, &a->to, err) != 0 ||
-        rules_in_int(fields, "", "facing", false, 0, 359, &a->facing, err) != 0)
-        return -1;
-    if (json_in_array(fields, "", "path", false, 16, &path) != 0) {
-        json_in_take_error(err);
-        return -1;
-    }
-    for (size_t i = 0; i < json_array_size(path); i++) {
-        json_t *holder = json_pack("{s:O}", "p", json_array_get(path, i));
-        int rc = holder ? table_pt_read(holder, "", "p", true, &a->waypoints[i], err) : -1;
-        json_decref(holder);
-        if (rc != 0) {
-            char p[JSON_IN_PATH_MAX];
-            json_in_path_index(p, "path", i);
-            api_error_field(err, p, "[x, y]: two integers");
-            return -1;
-        }
-    }
-    a->nwaypoints = (int)json_array_size(path);
-    return 0;
+    return table_move_decode(fields, &a->move, err);
 }
 
 json_t *hm_move_encode(const void *action) {
     const hm_simple_action *a = action;
-    json_t *o = json_pack("{s:o}", "to", table_pt_json(a->to));
-    if (!o) return NULL;
-    if (a->nwaypoints) {
-        json_t *path = json_array();
-        for (int i = 0; i < a->nwaypoints; i++)
-            json_array_append_new(path, table_pt_json(a->waypoints[i]));
-        json_object_set_new(o, "path", path);
-    }
-    if (a->facing >= 0) json_object_set_new(o, "facing", json_integer(a->facing));
-    return o;
+    return table_move_encode(&a->move);
 }
 
 int hm_move_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out, api_error *err) {
@@ -312,11 +280,7 @@ int hm_move_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
                       u->id);
         goto fail;
     }
-    table_pt legs[17];
-    for (int i = 0; i < a->nwaypoints; i++)
-        legs[i] = a->waypoints[i];
-    legs[a->nwaypoints] = a->to;
-    int64_t length = table_path_length(u->at, legs, a->nwaypoints + 1);
+    int64_t length = table_move_length(u->at, &a->move);
     char len[32], allow[32];
     table_length_text(&m, length, len, sizeof len);
     table_length_text(&m, u->movement, allow, sizeof allow);
@@ -326,8 +290,8 @@ int hm_move_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
         goto fail;
     }
     table_pt from = u->at;
-    u->at = a->to;
-    if (a->facing >= 0) u->facing = a->facing;
+    u->at = a->move.to;
+    if (a->move.facing >= 0) u->facing = a->move.facing;
     u->changed = true;
     rules_say(out->summary, sizeof out->summary, "%s moves %s of %s to [%lld, %lld] facing %d",
               u->id, len, allow, (long long)u->at.x, (long long)u->at.y, u->facing);

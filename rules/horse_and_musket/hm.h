@@ -113,10 +113,7 @@ int hm_melee_resolve(const rules_ctx *ctx, const void *action, rules_outcome *ou
 typedef struct hm_simple_action {
     char text[HM_NAME_MAX + 1]; /* morale: the reason; attach: the general */
     int variation;              /* recover: the retreat's distance variation */
-    int nwaypoints;
-    table_pt waypoints[16];
-    table_pt to;
-    int facing;
+    table_move move;            /* move */
 } hm_simple_action;
 int hm_move_decode(const json_t *fields, void *out, api_error *err);
 json_t *hm_move_encode(const void *action);

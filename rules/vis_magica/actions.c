@@ -43,45 +43,11 @@ void vm_casualties(vm_base *b, const vm_base *from, int hits, bool melee, char *
 /* ---- move ------------------------------------------------------------------------------------ */
 
 int vm_move_decode(const json_t *fields, void *out, api_error *err) {
-    static const char *const keys[] = {"to", "path", "facing", NULL};
-    vm_move_action *a = out;
-    json_t *path = NULL;
-    a->facing = -1;
-    if (json_in_only_keys(fields, "", keys, err) != 0 ||
-        table_pt_read(fields, "", "to", true, &a->to, err) != 0 ||
-        rules_in_int(fields, "", "facing", false, 0, 359, &a->facing, err) != 0)
-        return -1;
-    if (json_in_array(fields, "", "path", false, 16, &path) != 0) {
-        json_in_take_error(err);
-        return -1;
-    }
-    for (size_t i = 0; i < json_array_size(path); i++) {
-        char p[JSON_IN_PATH_MAX];
-        json_in_path_index(p, "path", i);
-        json_t *holder = json_pack("{s:O}", "p", json_array_get(path, i));
-        int rc = holder ? table_pt_read(holder, "", "p", true, &a->waypoints[i], err) : -1;
-        json_decref(holder);
-        if (rc != 0) {
-            api_error_field(err, p, "[x, y]: two integers");
-            return -1;
-        }
-    }
-    a->nwaypoints = (int)json_array_size(path);
-    return 0;
+    return table_move_decode(fields, out, err);
 }
 
 json_t *vm_move_encode(const void *action) {
-    const vm_move_action *a = action;
-    json_t *o = json_pack("{s:o}", "to", table_pt_json(a->to));
-    if (!o) return NULL;
-    if (a->nwaypoints) {
-        json_t *path = json_array();
-        for (int i = 0; i < a->nwaypoints; i++)
-            json_array_append_new(path, table_pt_json(a->waypoints[i]));
-        json_object_set_new(o, "path", path);
-    }
-    if (a->facing >= 0) json_object_set_new(o, "facing", json_integer(a->facing));
-    return o;
+    return table_move_encode(action);
 }
 
 int vm_move_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out, api_error *err) {
@@ -92,11 +58,7 @@ int vm_move_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
     if (vm_table_load(ctx->state, &t, err) != 0) return -1;
     vm_base *b = vm_acting(ctx, &t, err);
     if (!b) goto fail;
-    table_pt legs[17];
-    for (int i = 0; i < a->nwaypoints; i++)
-        legs[i] = a->waypoints[i];
-    legs[a->nwaypoints] = a->to;
-    int64_t length = table_path_length(b->at, legs, a->nwaypoints + 1);
+    int64_t length = table_move_length(b->at, a);
     char len[32], allow[32];
     table_length_text(&m, length, len, sizeof len);
     table_length_text(&m, b->movement, allow, sizeof allow);

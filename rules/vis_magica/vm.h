@@ -80,12 +80,7 @@ int vm_morale_resolve(const rules_ctx *ctx, const void *action, rules_outcome *o
 int vm_rally_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out, api_error *err);
 
 /* ---- actions (actions.c) ----------------------------------------------------------------- */
-typedef struct vm_move_action {
-    int nwaypoints;
-    table_pt waypoints[16];
-    table_pt to;
-    int facing; /* -1: keep */
-} vm_move_action;
+typedef table_move vm_move_action;
 int vm_move_decode(const json_t *fields, void *out, api_error *err);
 json_t *vm_move_encode(const void *action);
 int vm_move_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out, api_error *err);
