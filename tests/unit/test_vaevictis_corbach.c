@@ -22,6 +22,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tests/unit/rules_driver.h"
+
 #include "rules/ruleset.h"
 #include "rules/vaevictis_corbach/vc.h"
 #include "server/dice_source.h"
@@ -31,13 +33,6 @@
 #include <string.h>
 
 /* ---- helpers ------------------------------------------------------------------------------ */
-
-static json_t *parse(const char *text) {
-    json_error_t je;
-    json_t *v = json_loads(text, JSON_REJECT_DUPLICATES, &je);
-    if (!v) fail_msg("bad JSON in the test: %s: %s", je.text, text);
-    return v;
-}
 
 static const ruleset *rs(void) {
     const ruleset *r = ruleset_find("vaevictis-corbach-1760");
@@ -80,67 +75,14 @@ static json_t *mkstate(const char *hexes, const char *sides, const char *units,
     return st;
 }
 
-typedef struct outcome {
-    int rc;
-    api_error err;
-    rules_outcome out;
-    bool unsatisfied; /* the manual dice were too few or too many */
-} outcome;
-
-static char *dump(const json_t *v) {
-    return json_dumps(v, JSON_SORT_KEYS | JSON_COMPACT | JSON_ENCODE_ANY);
-}
-
-/* Decodes `action` (JSON text with "type"), resolves it against state as `actor` with the acting
- * unit `unit` and manual dice; checks that the state was not changed and that decode(encode(x))
- * encodes the same. */
 static outcome act_as(const json_t *state, const char *options, const char *actor, const char *unit,
                       const char *action, const int64_t *dice, size_t n) {
-    outcome r = {0};
-    json_t *fields = parse(action);
-    const char *type = json_string_value(json_object_get(fields, "type"));
-    const rules_action *a = ruleset_action(rs(), type);
-    assert_non_null(a);
-    json_object_del(fields, "type");
-    json_t *opts = parse(options ? options : "{}");
-    void *decoded = calloc(1, a->decoded_size);
-    r.rc = a->decode(fields, decoded, &r.err);
-    if (r.rc == 0) {
-        json_t *enc = a->encode(decoded);
-        void *again = calloc(1, a->decoded_size);
-        api_error e2 = {0};
-        assert_int_equal(a->decode(enc, again, &e2), 0);
-        json_t *enc2 = a->encode(again);
-        assert_true(json_equal(enc, enc2));
-        json_decref(enc);
-        json_decref(enc2);
-        free(again);
-        char *before = dump(state);
-        dice_source *ds = dice_source_new_manual(dice, n);
-        const json_t *u = unit ? rules_state_unit(state, unit) : NULL;
-        rules_ctx ctx = {state, opts, actor, u, ds};
-        r.rc = a->resolve(&ctx, decoded, &r.out, &r.err);
-        r.unsatisfied = dice_source_unsatisfied(ds);
-        dice_source_free(ds);
-        char *after = dump(state);
-        assert_string_equal(before, after); /* resolve never changes its input */
-        free(before);
-        free(after);
-    }
-    free(decoded);
-    json_decref(fields);
-    json_decref(opts);
-    return r;
+    return rules_act(rs(), state, options, actor, unit, action, dice, n);
 }
 
 static outcome act(const json_t *state, const char *unit, const char *action, const int64_t *dice,
                    size_t n) {
     return act_as(state, NULL, "referee", unit, action, dice, n);
-}
-
-static void outcome_clear(outcome *o) {
-    rules_outcome_clear(&o->out);
-    api_error_clear(&o->err);
 }
 
 static void expect_ok(const outcome *o, const char *what) {
