@@ -18,6 +18,8 @@ from pathlib import Path
 from umpire_client import assert_error, expect
 from umpire_ref import assert_no_floats, verify_chain
 
+from ruleset_helpers import act, create_session, units
+
 REPO = Path(__file__).resolve().parents[2]
 RS = "horse-and-musket"
 SCENARIO = json.loads((REPO / "scenarios" / "horse-and-musket-la-haye-sainte.json").read_text())
@@ -26,25 +28,7 @@ ACTIONS = ["fire", "melee", "move", "morale", "recover", "attach", "new_turn"]
 
 
 def create(umpire, mode="manual", setup=SETUP, options=None, sides=("french", "british")):
-    body = {"ruleset": RS, "title": "La Haye Sainte", "sides": list(sides),
-            "dice": {"mode": mode}, "setup": setup}
-    if options is not None:
-        body["options"] = options
-    r = umpire.post("/v1/sessions", body)
-    assert r.status == 201, r
-    return r.body["session"]["id"], r.body["tokens"]
-
-
-def act(umpire, sid, token, body, status=200):
-    r = umpire.post(f"/v1/sessions/{sid}/actions", body, token=token)
-    assert r.status == status, r
-    return r.body
-
-
-def units(umpire, sid, token):
-    r = umpire.get(f"/v1/sessions/{sid}", token=token)
-    assert r.status == 200, r
-    return {u["id"]: u for u in r.body["state"]["units"]}
+    return create_session(umpire, RS, "La Haye Sainte", setup, sides, mode, options)
 
 
 def terms(test):

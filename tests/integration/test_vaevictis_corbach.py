@@ -19,6 +19,8 @@ from pathlib import Path
 from umpire_client import assert_error, expect
 from umpire_ref import assert_no_floats, verify_chain
 
+from ruleset_helpers import act, create_session, units
+
 REPO = Path(__file__).resolve().parents[2]
 RS = "vaevictis-corbach-1760"
 SKIRMISH = json.loads((REPO / "scenarios" / "vaevictis-corbach-1760-skirmish.json").read_text())
@@ -27,25 +29,7 @@ ACTIONS = ["move", "fire", "melee", "retreat", "morale", "rally"]
 
 
 def create(umpire, mode="manual", setup=SETUP, options=None, sides=("french", "allies")):
-    body = {"ruleset": RS, "title": "Corbach 1760", "sides": list(sides),
-            "dice": {"mode": mode}, "setup": setup}
-    if options is not None:
-        body["options"] = options
-    r = umpire.post("/v1/sessions", body)
-    assert r.status == 201, r
-    return r.body["session"]["id"], r.body["tokens"]
-
-
-def act(umpire, sid, token, body, status=200):
-    r = umpire.post(f"/v1/sessions/{sid}/actions", body, token=token)
-    assert r.status == status, r
-    return r.body
-
-
-def units(umpire, sid, token):
-    r = umpire.get(f"/v1/sessions/{sid}", token=token)
-    assert r.status == 200, r
-    return {u["id"]: u for u in r.body["state"]["units"]}
+    return create_session(umpire, RS, "Corbach 1760", setup, sides, mode, options)
 
 
 def pending(umpire, sid, token):

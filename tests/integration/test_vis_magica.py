@@ -21,6 +21,8 @@ from pathlib import Path
 from umpire_client import assert_error, expect
 from umpire_ref import assert_no_floats, verify_chain
 
+from ruleset_helpers import act, create_session, units
+
 REPO = Path(__file__).resolve().parents[2]
 RS = "vis-magica"
 SCENARIO = json.loads((REPO / "scenarios" / "vis-magica-bog-and-cliffs.json").read_text())
@@ -30,25 +32,10 @@ ACTIONS = ["morale", "rally", "move", "fire", "melee", "new_phase"]
 
 
 def create(umpire, mode="manual", setup=SETUP, options=OPTIONS, sides=("empire", "horde")):
-    body = {"ruleset": RS, "title": "Vis Magica", "sides": list(sides),
-            "dice": {"mode": mode}, "setup": setup}
-    if options is not None:
-        body["options"] = options
-    r = umpire.post("/v1/sessions", body)
-    assert r.status == 201, r
-    return r.body["session"]["id"], r.body["tokens"]
+    return create_session(umpire, RS, "Vis Magica", setup, sides, mode, options)
 
 
-def act(umpire, sid, token, body, status=200):
-    r = umpire.post(f"/v1/sessions/{sid}/actions", body, token=token)
-    assert r.status == status, r
-    return r.body
-
-
-def bases(umpire, sid, token):
-    r = umpire.get(f"/v1/sessions/{sid}", token=token)
-    assert r.status == 200, r
-    return {u["id"]: u for u in r.body["state"]["units"]}
+bases = units  # vis-magica calls its units bases
 
 
 def close(x, fraction):
