@@ -1,0 +1,77 @@
+/* SPI Dark Ages (1976) with its official errata (shared/rules-sources/spi-dark-ages-errata.txt,
+ * "From Moves 12"): the charts as data.
+ *
+ * The errata corrects the game's charts but does not print them: the Terrain Effects Chart, the
+ * Combat Results Table, the Combat Unit Capability Chart and the unit values come from the
+ * scenario's setup ("charts"), validated here at session creation. What the errata itself states
+ * is built in, each value citing its paragraph (charts.c): the movement costs of roads, streams,
+ * bridges and water hexsides, the Fire Protection cap, command units' 10 Victory Points and the
+ * corrected scenario Point Values and Panic Levels.
+ *
+ * This is the foundation of the `spi-dark-ages` ruleset (issue 7); the ruleset row and its
+ * actions come with the next steps, so the module is not registered yet.
+ *
+ * setup.charts (every part optional; an action needing a part the session lacks answers 422
+ * chart_missing naming it):
+ *   "units": {"<type>": {"class": "I".."V" | "command" | "fleet", "melee_attack", "melee_defense",
+ *              "melee_defense_flank", "missile"?, "range"?, "movement", "stacking"?, "vp",
+ *              "cavalry"?: "medium"|"heavy"|"cataphract", "dismounted"?: "<type>",
+ *              "combat_bonus"? (command units)}}
+ *   "terrain": {"<terrain>": {"move": COST | {"I": COST, ...}, "fps"?: 0-4, "keep"?: true,
+ *                "defense"?: EFFECTS, "attack"?: EFFECTS}}
+ *        COST: an integer 0-20, "1/2", "P" (prohibited) or "road" (only along a road);
+ *        EFFECTS: {"level"|"uphill"|"downhill": EFFECT | {"I": EFFECT, ...}},
+ *        EFFECT: "x1", "x2", "x3", "x1/2", "x1/3" or "P" (may not attack from there)
+ *   "crt": {"columns": ["1-3", "1-2", "1-1", "2-1", ...] (increasing odds),
+ *           "rows": {"1": [result per column], ..., "6": [...]}}
+ *   "capability": {"<attacking class>": {"<defending type>": EFFECT}}
+ *   "stacking_limit": stacking points a hex holds
+ *   "armies": {"<side>": {"point_value", "panic_level"}} (or "scenario" names a corrected one)
+ *   "scenario"?: "tours" | "constantinople" | "balathusta" | "stamford-bridge" | "manzikert" */
+#ifndef UMPIRE_DARK_AGES_CHARTS_H
+#define UMPIRE_DARK_AGES_CHARTS_H
+
+#include "protocol/api_error.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+
+/* Movement costs in half Movement Points: the errata's road and bridge costs are 1/2. */
+#define DA_COST_PROHIBITED (-1)
+#define DA_COST_ROAD_ONLY  (-2)
+
+/* The errata's own numbers (TERRAIN EFFECTS CHART (Clarification), VICTORY CONDITIONS). */
+typedef struct da_errata_costs {
+    int road_half;                          /* a road hex through a road hexside: 1/2 MP */
+    int stream_hex_half;                    /* entering a stream hex: 2 MP */
+    int stream_crossing_half;               /* crossing a stream: +2 MP */
+    int bridge_from_road_half, bridge_half; /* a bridge hex: 1/2 MP from a road hex, else 1 */
+    int water_hexside_half;                 /* across a hexside covered by water: +2 MP */
+    int fps_cap;    /* the greatest Fire Protection Strength but the Keep's: 4 */
+    int command_vp; /* command units: 10 Victory Points apiece */
+} da_errata_costs;
+extern const da_errata_costs da_errata;
+
+/* SCENARIO CHART (Correction): the corrected Point Value and Panic Level of an army, or NULL. */
+typedef struct da_army_values {
+    const char *scenario, *army;
+    int point_value, panic_level;
+} da_army_values;
+const da_army_values *da_corrected_army(const char *scenario, const char *army);
+
+/* Validates setup.charts (path "setup.charts") and returns it normalised (new reference): costs
+ * as half Movement Points (DA_COST_* for "P" and "road"), armies filled from the corrected
+ * scenario values. NULL with a 400 (wrong JSON type) or 422 invalid_setup whose details.field
+ * names the bad entry. NULL setup_charts: {}. */
+json_t *da_charts_new(const json_t *setup_charts, api_error *err);
+/* The chart part `name` ("units", "terrain", "crt", "capability", "armies") of normalised
+ * charts, or NULL with a 422 chart_missing naming it (for an action that needs it). */
+const json_t *da_chart_require(const json_t *charts, const char *name, api_error *err);
+/* A normalised movement cost of terrain t for unit class c (half MP, or DA_COST_*); missing
+ * terrain or class: DA_COST_PROHIBITED. */
+int da_terrain_cost(const json_t *charts, const char *terrain, const char *unit_class);
+/* Fire Protection Strength of a hex of these terrains: their sum, at most the errata's cap (4)
+ * unless one of them is the Keep (a wooded stream hex is 4, not 6). */
+int da_hex_fps(const json_t *charts, const char *const *terrains, int n);
+
+#endif
