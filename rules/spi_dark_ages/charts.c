@@ -491,3 +491,35 @@ int da_hex_fps(const json_t *charts, const char *const *terrains, int n) {
      * add up, to at most 4 but in the Keep. */
     return keep || sum <= da_errata.fps_cap ? sum : da_errata.fps_cap;
 }
+
+int da_step_cost(const json_t *charts, const char *unit_class, bool fleet, const da_step *s) {
+    int cost;
+    if (s->river && !s->bridge && !fleet) return DA_COST_PROHIBITED;
+    if (s->bridge) {
+        cost = s->from_road ? da_errata.bridge_from_road_half : da_errata.bridge_half;
+    } else if (s->along_road) {
+        /* The road's cost, whatever the other terrain costs; a terrain the chart prohibits
+         * ("P") stays prohibited, one it opens only along roads ("road") opens. */
+        for (int i = 0; i < s->nterrains; i++)
+            if (da_terrain_cost(charts, s->terrains[i], unit_class) == DA_COST_PROHIBITED)
+                return DA_COST_PROHIBITED;
+        cost = da_errata.road_half;
+    } else if (s->ford) {
+        /* "A ford hex is treated as clear terrain for Movement purposes" */
+        cost = da_terrain_cost(charts, "clear", unit_class);
+    } else if (s->stream) {
+        cost = da_errata.stream_hex_half;
+    } else {
+        /* the dearer terrain only */
+        cost = 0;
+        for (int i = 0; i < s->nterrains; i++) {
+            int c = da_terrain_cost(charts, s->terrains[i], unit_class);
+            if (c == DA_COST_PROHIBITED || c == DA_COST_ROAD_ONLY) return DA_COST_PROHIBITED;
+            if (c > cost) cost = c;
+        }
+    }
+    if (cost < 0) return DA_COST_PROHIBITED;
+    if (s->crossing_stream && !s->bridge && !s->ford) cost += da_errata.stream_crossing_half;
+    if (s->water_hexside) cost += da_errata.water_hexside_half;
+    return cost;
+}

@@ -70,6 +70,27 @@ const json_t *da_chart_require(const json_t *charts, const char *name, api_error
 /* A normalised movement cost of terrain t for unit class c (half MP, or DA_COST_*); missing
  * terrain or class: DA_COST_PROHIBITED. */
 int da_terrain_cost(const json_t *charts, const char *terrain, const char *unit_class);
+/* The Movement Point cost (in half MP, or DA_COST_PROHIBITED) of one step into a hex, per the
+ * Terrain Effects Chart errata:
+ * - a hex of two terrain types costs "solely ... the more difficult terrain type" (a wooded
+ *   slope 4, not 6); a terrain a class may enter only along a road ("road") or not at all ("P")
+ *   prohibits the step unless a road hexside is followed;
+ * - along a road hexside into a road hex: 1/2 (a "road" terrain opens; a "P" one stays shut);
+ * - a river hex: never, unless it is a bridge hex (Viking Fleets excepted); a bridge hex: 1/2
+ *   from a road hex, else 1; a ford hex: as clear; a stream hex: 2;
+ * - crossing a stream (leaving a stream hex for its other bank, not at a bridge or ford): +2;
+ *   across a hexside covered by water: +2. */
+typedef struct da_step {
+    const char *const *terrains; /* the hex entered: its chart terrain types */
+    int nterrains;
+    bool river, stream, bridge, ford; /* the hex entered */
+    bool along_road;                  /* through a road hexside into a road hex */
+    bool from_road;                   /* the hex left is a road hex */
+    bool crossing_stream;             /* leaving a stream hex for its other bank */
+    bool water_hexside;
+} da_step;
+int da_step_cost(const json_t *charts, const char *unit_class, bool fleet, const da_step *s);
+
 /* Fire Protection Strength of a hex of these terrains: their sum, at most the errata's cap (4)
  * unless one of them is the Keep (a wooded stream hex is 4, not 6). */
 int da_hex_fps(const json_t *charts, const char *const *terrains, int n);

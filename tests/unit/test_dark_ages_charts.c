@@ -209,12 +209,54 @@ static void units_and_capability(void **st) {
     charts("{\"scenario\": \"hastings\"}", 400, "setup.charts.scenario");
 }
 
+/* TERRAIN EFFECTS CHART (Clarification), movement. */
+static void step_costs(void **st) {
+    (void)st;
+    json_t *c = charts("{\"terrain\": {\"clear\": {\"move\": 1}, \"woods\": {\"move\": "
+                       "{\"I\": 2, \"V\": \"P\"}}, \"slope\": {\"move\": {\"I\": 4, \"V\": 4}}, "
+                       "\"swamp\": {\"move\": {\"I\": \"road\"}}}}",
+                       0, NULL);
+    const char *wooded_slope[] = {"woods", "slope"}, *clear[] = {"clear"}, *swamp[] = {"swamp"};
+    da_step s = {.terrains = wooded_slope, .nterrains = 2};
+    /* "it costs four Movement Points to enter a wooded slope hex, not six" */
+    assert_int_equal(da_step_cost(c, "I", false, &s), 8);
+    assert_int_equal(da_step_cost(c, "V", false, &s), DA_COST_PROHIBITED); /* woods P for V */
+    /* "Cost to enter a road hex through a road hexside is 1/2 of a Movement Point"; otherwise
+     * the other terrain decides */
+    s.along_road = true; /* a road through the woods: "P" stays prohibited, I pays 1/2 */
+    assert_int_equal(da_step_cost(c, "V", false, &s), DA_COST_PROHIBITED);
+    assert_int_equal(da_step_cost(c, "I", false, &s), 1);
+    s = (da_step){.terrains = swamp, .nterrains = 1};
+    assert_int_equal(da_step_cost(c, "I", false, &s), DA_COST_PROHIBITED); /* road only */
+    s.along_road = true;
+    assert_int_equal(da_step_cost(c, "I", false, &s), 1);
+    /* streams: 2 to enter; +2 to cross, but not at a bridge or ford */
+    s = (da_step){.terrains = clear, .nterrains = 1, .stream = true};
+    assert_int_equal(da_step_cost(c, "I", false, &s), 4);
+    s = (da_step){.terrains = clear, .nterrains = 1, .crossing_stream = true};
+    assert_int_equal(da_step_cost(c, "I", false, &s), 2 + 4);
+    s.ford = true; /* "treated as clear terrain for Movement purposes", no crossing cost */
+    assert_int_equal(da_step_cost(c, "I", false, &s), 2);
+    /* rivers: never but at a bridge; a bridge 1/2 from a road hex, else 1; fleets may */
+    s = (da_step){.terrains = clear, .nterrains = 1, .river = true};
+    assert_int_equal(da_step_cost(c, "I", false, &s), DA_COST_PROHIBITED);
+    assert_int_equal(da_step_cost(c, "fleet", true, &s), 2);
+    s.bridge = true;
+    assert_int_equal(da_step_cost(c, "I", false, &s), 2);
+    s.from_road = true;
+    assert_int_equal(da_step_cost(c, "I", false, &s), 1);
+    /* "across a hexside covered by water costs two additional Movement Points" */
+    s = (da_step){.terrains = clear, .nterrains = 1, .water_hexside = true};
+    assert_int_equal(da_step_cost(c, "I", false, &s), 2 + 4);
+    json_decref(c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(errata_numbers),       cmocka_unit_test(corrected_scenario_values),
         cmocka_unit_test(missing_chart),        cmocka_unit_test(terrain_costs),
         cmocka_unit_test(terrain_refused),      cmocka_unit_test(crt),
-        cmocka_unit_test(units_and_capability),
+        cmocka_unit_test(units_and_capability), cmocka_unit_test(step_costs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
