@@ -8,6 +8,7 @@ extern const ruleset ruleset_magic_realm;
 extern const ruleset ruleset_vaevictis_corbach;
 extern const ruleset ruleset_vis_magica;
 extern const ruleset ruleset_horse_and_musket;
+extern const ruleset ruleset_spi_dark_ages;
 
 static const ruleset *const registry[] = {
     &ruleset_generic,           /* rules/generic/ */
@@ -15,6 +16,7 @@ static const ruleset *const registry[] = {
     &ruleset_vaevictis_corbach, /* rules/vaevictis_corbach/ */
     &ruleset_vis_magica,        /* rules/vis_magica/ */
     &ruleset_horse_and_musket,  /* rules/horse_and_musket/ */
+    &ruleset_spi_dark_ages,     /* rules/spi_dark_ages/ */
 };
 
 #define REGISTRY_SIZE (sizeof registry / sizeof registry[0])

@@ -58,6 +58,38 @@ static const char *const slopes[] = {"level", "uphill", "downhill", NULL};
 static const char *const scenarios[] = {"tours",           "constantinople", "balathusta",
                                         "stamford-bridge", "manzikert",      NULL};
 
+bool da_result_parse(const char *code, da_result *out) {
+    memset(out, 0, sizeof *out);
+    if (!code || strlen(code) >= sizeof out->code) return false;
+    snprintf(out->code, sizeof out->code, "%s", code);
+    if (strcmp(code, "-") == 0) return true;
+    const char *p = code;
+    while (*p) {
+        size_t len = strcspn(p, "-");
+        char part[8];
+        if (len == 0 || len >= sizeof part) return false;
+        memcpy(part, p, len);
+        part[len] = '\0';
+        if (strcmp(part, "AD") == 0)
+            out->attacker_demoralized = true;
+        else if (strcmp(part, "DD") == 0)
+            out->defender_demoralized = true;
+        else if (strcmp(part, "AE") == 0)
+            out->attacker_eliminated = true;
+        else if (strcmp(part, "DE") == 0)
+            out->defender_eliminated = true;
+        else if (len == 2 && part[0] >= '1' && part[0] <= '9' && part[1] == 'E')
+            out->defender_losses = part[0] - '0';
+        else if (len == 3 && part[0] == 'A' && part[1] >= '1' && part[1] <= '9' && part[2] == 'E')
+            out->attacker_losses = part[1] - '0';
+        else
+            return false;
+        p += len;
+        if (*p == '-' && *++p == '\0') return false;
+    }
+    return true;
+}
+
 static int invalid(api_error *err, const char *path, const char *fmt, const char *a) {
     api_error_set(err, 422, "invalid_setup", json_pack("{s:s}", "field", path), fmt, a);
     return -1;
@@ -158,7 +190,8 @@ fail:
 }
 
 static json_t *terrain_new(const json_t *v, api_error *err) {
-    static const char *const keys[] = {"move", "fps", "keep", "defense", "attack", NULL};
+    static const char *const keys[] = {"move",   "fps",         "keep", "defense",
+                                       "attack", "blocks_fire", NULL};
     json_t *out = json_object();
     if (!json_is_object(v)) {
         api_error_field(err, "setup.charts.terrain", "an object of terrain types");
@@ -174,8 +207,9 @@ static json_t *terrain_new(const json_t *v, api_error *err) {
             goto fail;
         }
         int fps = 0;
-        bool keep = false;
+        bool keep = false, blocks = false;
         if (json_in_only_keys(t, path, keys, err) != 0 ||
+            rules_in_bool(t, path, "blocks_fire", &blocks, err) != 0 ||
             rules_in_int(t, path, "fps", false, 0, 20, &fps, err) != 0 ||
             rules_in_bool(t, path, "keep", &keep, err) != 0)
             goto fail;
@@ -195,7 +229,8 @@ static json_t *terrain_new(const json_t *v, api_error *err) {
         json_in_path(p, path, "move");
         json_t *costs = by_class(move, p, true, err);
         if (!costs) goto fail;
-        json_t *entry = json_pack("{s:o, s:i, s:b}", "move", costs, "fps", fps, "keep", keep);
+        json_t *entry = json_pack("{s:o, s:i, s:b, s:b}", "move", costs, "fps", fps, "keep", keep,
+                                  "blocks_fire", blocks);
         json_object_set_new(out, name, entry);
         static const char *const parts[] = {"defense", "attack", NULL};
         for (int i = 0; parts[i]; i++) {
@@ -264,15 +299,13 @@ static json_t *crt_new(const json_t *v, api_error *err) {
         }
         for (size_t i = 0; i < ncol; i++) {
             const char *res = json_string_value(json_array_get(row, i));
-            size_t len = res ? strlen(res) : 0;
-            bool ok = len >= 1 && len <= 6;
-            for (size_t k = 0; ok && k < len; k++)
-                ok = (res[k] >= 'A' && res[k] <= 'Z') || (res[k] >= '0' && res[k] <= '9') ||
-                     res[k] == '-' || res[k] == '*';
-            if (!ok) {
+            da_result parsed;
+            if (!da_result_parse(res, &parsed)) {
                 char q[JSON_IN_PATH_MAX];
                 json_in_path_index(q, p, i);
-                api_error_field(err, q, "a result code such as \"DD\", \"1E\" or \"-\"");
+                api_error_field(err, q,
+                                "a result code: \"-\", or parts joined by \"-\" among AD, DD, AE, "
+                                "DE, 1E..9E (defenders), A1E..A9E (attackers)");
                 return NULL;
             }
         }

@@ -18,7 +18,8 @@
  *              "cavalry"?: "medium"|"heavy"|"cataphract", "dismounted"?: "<type>",
  *              "combat_bonus"? (command units)}}
  *   "terrain": {"<terrain>": {"move": COST | {"I": COST, ...}, "fps"?: 0-4, "keep"?: true,
- *                "defense"?: EFFECTS, "attack"?: EFFECTS}}
+ *                "defense"?: EFFECTS, "attack"?: EFFECTS, "blocks_fire"?: true (a hex of it
+ *                blocks a line of fire traced through it)}}
  *        COST: an integer 0-20, "1/2", "P" (prohibited) or "road" (only along a road);
  *        EFFECTS: {"level"|"uphill"|"downhill": EFFECT | {"I": EFFECT, ...}},
  *        EFFECT: "x1", "x2", "x3", "x1/2", "x1/3" or "P" (may not attack from there)
@@ -90,6 +91,19 @@ typedef struct da_step {
     bool water_hexside;
 } da_step;
 int da_step_cost(const json_t *charts, const char *unit_class, bool fleet, const da_step *s);
+
+/* A CRT result code, as the charts write them: "-" (no effect) or parts joined by "-":
+ * "AD"/"DD" attacker/defender demoralized, "AE"/"DE" every attacking/defending unit eliminated,
+ * "1E".."9E" that many defending units eliminated, "A1E".."A9E" that many attacking ones.
+ * (The errata names DD, 1E and 2E; the rest is this umpire's notation for a chart's other
+ * results. A code outside it is refused at session creation.) */
+typedef struct da_result {
+    char code[8];
+    bool attacker_demoralized, defender_demoralized;
+    bool attacker_eliminated, defender_eliminated;
+    int attacker_losses, defender_losses;
+} da_result;
+bool da_result_parse(const char *code, da_result *out);
 
 /* Fire Protection Strength of a hex of these terrains: their sum, at most the errata's cap (4)
  * unless one of them is the Keep (a wooded stream hex is 4, not 6). */
