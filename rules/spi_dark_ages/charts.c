@@ -542,6 +542,13 @@ int da_step_cost(const json_t *charts, const char *unit_class, bool fleet, const
         cost = da_terrain_cost(charts, "clear", unit_class);
     } else if (s->stream) {
         cost = da_errata.stream_hex_half;
+        /* a stream hex of another terrain too (a wooded stream hex): the dearer of the two */
+        for (int i = 0; i < s->nterrains; i++) {
+            if (strcmp(s->terrains[i], "stream") == 0) continue;
+            int c = da_terrain_cost(charts, s->terrains[i], unit_class);
+            if (c == DA_COST_PROHIBITED || c == DA_COST_ROAD_ONLY) return DA_COST_PROHIBITED;
+            if (c > cost) cost = c;
+        }
     } else {
         /* the dearer terrain only */
         cost = 0;

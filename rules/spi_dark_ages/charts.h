@@ -8,8 +8,7 @@
  * bridges and water hexsides, the Fire Protection cap, command units' 10 Victory Points and the
  * corrected scenario Point Values and Panic Levels.
  *
- * This is the foundation of the `spi-dark-ages` ruleset (issue 7); the ruleset row and its
- * actions come with the next steps, so the module is not registered yet.
+ * The ruleset's actions (rules/spi_dark_ages/da.h) read the normalised charts from the state.
  *
  * setup.charts (every part optional; an action needing a part the session lacks answers 422
  * chart_missing naming it):

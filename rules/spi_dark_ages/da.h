@@ -40,6 +40,7 @@
 #define DA_PHASES        5  /* phases in one Player-Turn */
 #define DA_FLEET_LOAD    3  /* VIKING FLEETS (A): "a maximum of three combat units" */
 #define DA_PANIC_SAFE    10 /* PANIC, exemption 3: "more than ten hexes distant" */
+#define DA_GAME_TURN_MAX 1000000
 
 /* ---- the map ------------------------------------------------------------------------------- */
 /* Terrain types of a hex (a hex may hold several: "woods" on a "slope", a "bridge" over a

@@ -1,5 +1,5 @@
-/* SPI Dark Ages: the errata's checkable rules as pure functions, for the ruleset's actions to
- * come (issue 7). Each function cites the errata paragraph it implements
+/* SPI Dark Ages: the errata's checkable rules as pure functions, which the ruleset's actions
+ * (rules/spi_dark_ages/da.h) apply. Each function cites the errata paragraph it implements
  * (shared/rules-sources/spi-dark-ages-errata.txt). */
 #ifndef UMPIRE_DARK_AGES_ERRATA_H
 #define UMPIRE_DARK_AGES_ERRATA_H

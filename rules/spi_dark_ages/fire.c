@@ -99,8 +99,8 @@ int da_fire_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
                          defensive ? NULL : u->side,
                          defensive ? "Defensive Fire is fired" : "units fire", err) != 0)
         goto fail;
-    if (!da_missile(u) || da_unit_value(u, "missile", 0) <= 0) {
-        da_rule_error(err, "unit", "unit '%s' (class %s) is not a missile unit", u->id,
+    if (da_unit_value(u, "missile", 0) <= 0 || u->cls > DA_CLASS_V) {
+        da_rule_error(err, "unit", "unit '%s' (class %s) has no missile strength", u->id,
                       da_class_name(u->cls));
         goto fail;
     }
@@ -109,6 +109,12 @@ int da_fire_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
                       "unit '%s' is %s: it may not initiate any attack, Defensive Fire included "
                       "(DEMORALIZATION AND PANIC)",
                       u->id, u->panicked ? "panicked" : "demoralized");
+        goto fail;
+    }
+    if (u->aboard[0]) {
+        da_rule_error(err, "unit",
+                      "unit '%s' is aboard fleet '%s' (house default: no attacks from a fleet)",
+                      u->id, u->aboard);
         goto fail;
     }
     if (u->fired) {
@@ -124,10 +130,15 @@ int da_fire_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
         goto fail;
     }
     if (defensive) {
-        bool allocated = false;
+        /* "Missile units may only employ defensive fire against Enemy units which have been
+         * allocated to attack the missile unit(s) itself": only those are struck. */
+        size_t kept = 0;
         for (size_t i = 0; i < nt; i++)
-            allocated |= (targets[i]->alloc_melee && hex_equal(targets[i]->melee_target, u->at)) ||
-                         (targets[i]->alloc_fire && hex_equal(targets[i]->fire_target, u->at));
+            if ((targets[i]->alloc_melee && hex_equal(targets[i]->melee_target, u->at)) ||
+                (targets[i]->alloc_fire && hex_equal(targets[i]->fire_target, u->at)))
+                targets[kept++] = targets[i];
+        bool allocated = kept > 0;
+        if (allocated) nt = kept;
         if (!allocated) {
             da_rule_error(err, "target",
                           "Defensive Fire only at units allocated to attack the missile unit "
@@ -159,15 +170,14 @@ int da_fire_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
     for (int i = 0; i < n; i++) {
         char why[160], why2[160];
         const char *b = blocks(&g, u->at, hilltop, a->target, line[i], why, sizeof why);
-        if (!b) continue;
-        /* along a hexside: the pair beside it blocks only together */
+        /* along a hexside: the pair of hexes beside it blocks only together */
         if (along && i + 1 < n && hex_distance(&g.grid, line[i], line[i + 1]) == 1 &&
             hex_distance(&g.grid, u->at, line[i]) == hex_distance(&g.grid, u->at, line[i + 1])) {
-            if (!blocks(&g, u->at, hilltop, a->target, line[i + 1], why2, sizeof why2)) {
-                i++;
-                continue;
-            }
+            const char *b2 = blocks(&g, u->at, hilltop, a->target, line[i + 1], why2, sizeof why2);
+            i++;
+            if (!b || !b2) continue;
         }
+        if (!b) continue;
         da_rule_error(err, "target", "no line of fire from %s to %s: %s", at, t, b);
         goto fail;
     }

@@ -101,6 +101,15 @@ int da_melee_resolve(const rules_ctx *ctx, const void *action, rules_outcome *ou
         da_rule_error(err, "defender", "hex %s holds no enemy unit", dh);
         goto fail;
     }
+    /* COMBAT (L): "No unit may participate in more than one ... melee attack per Player Turn":
+     * defenders too (a hex already meleed this Player-Turn is not attacked again). */
+    for (size_t k = 0; k < ndef; k++)
+        if (def[k]->meleed) {
+            da_rule_error(err, "defender",
+                          "unit '%s' in %s has taken part in a melee this Player-Turn (COMBAT (L))",
+                          def[k]->id, dh);
+            goto fail;
+        }
     /* every attacker: allocated to melee this hex, adjacent, able, not having meleed */
     da_strength total_a = da_whole(0), total_d = da_whole(0);
     char line_a[600] = "", line_d[600] = "";
@@ -220,11 +229,17 @@ int da_melee_resolve(const rules_ctx *ctx, const void *action, rules_outcome *ou
         att[i]->meleed = true;
         att[i]->changed = true;
     }
+    for (size_t k = 0; k < ndef; k++) {
+        def[k]->meleed = true;
+        def[k]->changed = true;
+    }
     char tt[300];
     rules_terms_text(&terms, tt, sizeof tt);
+    if (natt > 1) rules_say(line_a, sizeof line_a, " = %s", ta);
+    if (ndef > 1) rules_say(line_d, sizeof line_d, " = %s", td);
     rules_say(out->summary, sizeof out->summary,
-              "melee on %s: attack %s = %s vs defence %s = %s, column %s; roll %d %s = %d: %s", dh,
-              line_a, ta, line_d, td, crt.columns[col], die, tt, row, applied.text);
+              "melee on %s: attack %s vs defence %s, column %s; roll %d %s = %d: %s", dh, line_a,
+              line_d, crt.columns[col], die, tt, row, applied.text);
     out->result = json_pack(
         "{s:s, s:s, s:o, s:o, s:s, s:s, s:s, s:o, s:i, s:i, s:i, s:s, s:O, s:O, s:O, s:b}",
         "action", "melee", "defender", dh, "attackers", att_json, "defenders", def_json, "attack",

@@ -158,6 +158,11 @@ static int step_price(const da_game *g, const da_unit *u, hex from, hex to, int 
         int best = -1;
         for (int i = 0; i < ht.nnames; i++) {
             int c = da_terrain_cost(g->charts, ht.names[i], chart_class(u));
+            if (c < 0) {
+                rules_terms_add(terms, 0, "%s: %s", ht.names[i],
+                                c == DA_COST_ROAD_ONLY ? "only along a road" : "prohibited (P)");
+                return DA_COST_PROHIBITED;
+            }
             if (c > best) {
                 best = c;
                 dearest = ht.names[i];
@@ -181,6 +186,17 @@ static void half_text(int half, char *out, size_t cap) {
         snprintf(out, cap, "1/2");
     else
         snprintf(out, cap, "%d 1/2", half / 2);
+}
+
+/* [{"name", "cost": "1/2"}] */
+static json_t *terms_half_json(const rules_terms *t) {
+    json_t *out = json_array();
+    for (int i = 0; i < t->n; i++) {
+        char v[16];
+        half_text(t->t[i].value, v, sizeof v);
+        json_array_append_new(out, json_pack("{s:s, s:s}", "name", t->t[i].name, "cost", v));
+    }
+    return out;
 }
 
 static void terms_half_text(const rules_terms *t, char *out, size_t cap) {
@@ -574,8 +590,8 @@ int da_move_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
         half_text(cost, c, sizeof c);
         terms_half_text(&terms, tt, sizeof tt);
         rules_say(line, sizeof line, "%s%s %s (%s)", i ? "; " : "", h, c, tt);
-        json_t *step = json_pack("{s:s, s:s, s:o}", "hex", h, "cost", c, "terms",
-                                 rules_terms_json_new(&terms));
+        json_t *step =
+            json_pack("{s:s, s:s, s:o}", "hex", h, "cost", c, "terms", terms_half_json(&terms));
         /* the bank of a stream hex it stands on: the one it came in by */
         u->bank = -1;
         int course[2];

@@ -45,6 +45,7 @@ json_t *da_odds_key(const json_t *result, char *label, size_t cap) {
         rules_say(label, cap, "%s", ok ? "rallied" : "still panicked");
         return json_pack("{s:b}", "rallied", ok);
     }
+    rules_say(label, cap, "%s: no dice", action ? action : "?");
     return json_incref((json_t *)result);
 }
 

@@ -214,7 +214,8 @@ void da_check_panic(da_game *g, const char *side, da_applied *out) {
         if (!da_alive(u) || strcmp(u->side, side) != 0) continue;
         bool near = da_command_near(g, side, u->at, false, false, NULL) >= 0;
         int far = da_nearest_enemy(g, side, u->at);
-        if (da_panic_exempt(u->cls == DA_COMMAND, near, far)) continue;
+        /* exemption 2 names "combat units" */
+        if (da_panic_exempt(u->cls == DA_COMMAND, near && da_combat(u), far)) continue;
         u->panicked = true;
         u->panic_edge = da_nearest_edge(g, u->at, NULL);
         u->changed = true;

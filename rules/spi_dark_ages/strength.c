@@ -132,9 +132,9 @@ void da_adjust_melee_attack(const da_game *g, const da_unit *u, hex defender_hex
             long keep = before.num / before.den < floor ? before.num / before.den : floor;
             a->value = da_whole(keep);
         }
-        char why[40];
-        snprintf(why, sizeof why, "charge %d < %d", u->charge, min);
-        term(a, "x1/2 short %s %s", kind, why);
+        if (a->nterms < DA_ADJ_MAX)
+            snprintf(a->terms[a->nterms++], sizeof a->terms[0], "x1/2 short charge %d < %d",
+                     u->charge, min);
     }
     bool water = da_water_side(g, u->at, defender_hex);
     attack_terrain(g, u, defender_hex, water, a);

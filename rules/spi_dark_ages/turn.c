@@ -13,9 +13,10 @@
 #include "protocol/json_in.h"
 #include "rules/common/fields.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
+#include <ctype.h>
 
 static const char *const phase_names[] = {"movement", "allocation", "defensive_fire",
                                           "fire",     "melee",      NULL};
@@ -37,7 +38,8 @@ static int read_turn(const json_t *state, da_turn *t, api_error *err) {
                  *players = json_object_get(state, "players");
     memset(t, 0, sizeof *t);
     if (!json_is_object(turn) || json_array_size(players) != 2 ||
-        rules_in_int(turn, "state.turn", "game_turn", true, 1, 9999, &t->game_turn, err) != 0 ||
+        rules_in_int(turn, "state.turn", "game_turn", true, 1, DA_GAME_TURN_MAX, &t->game_turn,
+                     err) != 0 ||
         rules_in_int(turn, "state.turn", "player_turn", true, 0, 1, &t->player_turn, err) != 0 ||
         rules_in_enum(turn, "state.turn", "phase", true, phase_names, 0, &t->phase, err) != 0 ||
         rules_in_bool(turn, "state.turn", "rallying", &t->rallying, err) != 0) {
@@ -100,12 +102,24 @@ json_t *da_army_state(da_game *g, const char *side) {
     return a;
 }
 
+/* An army of the charts names a side when their letters and digits match, case aside: the
+ * errata's "Seljuq Turks" is side "seljuq-turks". */
+static bool same_army(const char *a, const char *b) {
+    for (;;) {
+        while (*a && !isalnum((unsigned char)*a))
+            a++;
+        while (*b && !isalnum((unsigned char)*b))
+            b++;
+        if (!*a || !*b) return !*a && !*b;
+        if (tolower((unsigned char)*a++) != tolower((unsigned char)*b++)) return false;
+    }
+}
+
 int da_panic_level(const da_game *g, const char *side) {
     const char *k;
     const json_t *v;
     json_object_foreach((json_t *)json_object_get(g->charts, "armies"), k, v) {
-        if (strcasecmp(k, side) == 0)
-            return (int)json_integer_value(json_object_get(v, "panic_level"));
+        if (same_army(k, side)) return (int)json_integer_value(json_object_get(v, "panic_level"));
     }
     return -1;
 }
@@ -179,9 +193,12 @@ int da_end_phase_resolve(const rules_ctx *ctx, const void *action, rules_outcome
     da_game g;
     if (da_begin(ctx, &g, err) != 0) return -1;
     const char *actor = ctx->actor;
-    if (actor && strncmp(actor, "side:", 5) == 0 && strcmp(actor + 5, g.turn.side) != 0) {
+    /* The side that acts in the phase ends it: the other side's Defensive Fire, else the
+     * phasing side's. */
+    const char *owner = g.turn.phase == DA_PH_DEFENSIVE_FIRE ? g.turn.other : g.turn.side;
+    if (actor && strncmp(actor, "side:", 5) == 0 && strcmp(actor + 5, owner) != 0) {
         api_error_set(err, 403, "forbidden", NULL,
-                      "only the phasing side (%s) or the referee ends the %s Phase", g.turn.side,
+                      "only %s (who acts in it) or the referee ends the %s Phase", owner,
                       da_phase_name(g.turn.phase));
         da_game_free(&g);
         return -1;
@@ -200,6 +217,13 @@ int da_end_phase_resolve(const rules_ctx *ctx, const void *action, rules_outcome
                 return -1;
             }
         }
+    }
+    if (g.turn.game_turn >= DA_GAME_TURN_MAX && g.turn.player_turn == 1 &&
+        g.turn.phase == DA_PH_MELEE) {
+        da_rule_error(err, "type", "the session has reached its last Game-Turn (%d)",
+                      DA_GAME_TURN_MAX);
+        da_game_free(&g);
+        return -1;
     }
     char from[80];
     snprintf(from, sizeof from, "%s Phase of %s, Game-Turn %d", da_phase_name(g.turn.phase),
@@ -227,7 +251,7 @@ int da_end_phase_resolve(const rules_ctx *ctx, const void *action, rules_outcome
         if (u->demoralized && !da_still_demoralized(u->demoralized_since, now)) {
             u->demoralized = false;
             u->changed = true;
-            json_array_append_new(expired, json_string(u->id));
+            if (da_alive(u)) json_array_append_new(expired, json_string(u->id));
         }
         /* A new Movement Phase: who moved is forgotten; a new Player-Turn: the attacks made and
          * allocated (COMBAT (L): one missile and one melee attack per Player-Turn). */

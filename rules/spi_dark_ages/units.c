@@ -76,7 +76,7 @@ static int read_when(const json_t *obj, const char *path, da_when *w, api_error 
         api_error_field(err, p, "{\"game_turn\", \"phase\"}");
         return -1;
     }
-    return rules_in_int(v, p, "game_turn", true, 0, 9999, &w->game_turn, err) != 0 ||
+    return rules_in_int(v, p, "game_turn", true, 0, DA_GAME_TURN_MAX, &w->game_turn, err) != 0 ||
                    rules_in_int(v, p, "phase", true, 0, 2 * DA_PHASES - 1, &w->phase, err) != 0
                ? -1
                : 0;
@@ -156,7 +156,8 @@ static int read_unit(const json_t *obj, const char *path, bool in_state, const j
         rules_in_bool(obj, path, "eliminated", &u->eliminated, err) != 0 ||
         rules_in_bool(obj, path, "off_map", &u->off_map, err) != 0 ||
         rules_in_bool(obj, path, "remounted", &u->remounted, err) != 0 ||
-        rules_in_int(obj, path, "rallied", false, -1, 99999, &u->rallied, err) != 0)
+        rules_in_int(obj, path, "rallied", false, -1, 2 * DA_GAME_TURN_MAX + 1, &u->rallied, err) !=
+            0)
         return -1;
     u->charge = charge;
     if (u->moved && da_read_hex(obj, path, "moved_from", &u->moved_from, err) != 0) return -1;
