@@ -104,7 +104,7 @@ int da_allocate_resolve(const rules_ctx *ctx, const void *action, rules_outcome 
                           "a melee attack is on an adjacent hex; %s is not next to %s", t, at);
             goto fail;
         }
-    } else if (da_unit_value(u, "missile", 0) <= 0 || u->cls > DA_CLASS_V) {
+    } else if (da_unit_value(u, "missile", 0) <= 0 || !(da_missile(u) || u->cls == DA_CLASS_I)) {
         da_rule_error(err, "unit", "unit '%s' (class %s) has no missile strength", u->id,
                       da_class_name(u->cls));
         goto fail;

@@ -59,6 +59,7 @@ int da_stream_bank(const int course[2], int dir) {
 }
 
 bool da_hilltop(const da_game *g, hex h) {
+    if (!hex_on_grid(&g->grid, h)) return false;
     if (hex_map_terrain(g->map, &da_map_spec, h) & DA_F(DA_SLOPE)) return false;
     int cols = g->grid.col_last - g->grid.col_first + 1,
         rows = g->grid.row_last - g->grid.row_first + 1;

@@ -5,6 +5,7 @@
 #include "protocol/json_in.h"
 #include "rules/common/fields.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -41,6 +42,19 @@ static const da_army_values corrected[] = {
     {"stamford-bridge", "Anglo-Saxons", 115, 34},
     {"manzikert", "Seljuq Turks", 145, 72},
 };
+
+/* An army of the charts names a side when their letters and digits match, case aside: the
+ * errata's "Seljuq Turks" is side "seljuq-turks". */
+bool da_same_army(const char *a, const char *b) {
+    for (;;) {
+        while (*a && !isalnum((unsigned char)*a))
+            a++;
+        while (*b && !isalnum((unsigned char)*b))
+            b++;
+        if (!*a || !*b) return !*a && !*b;
+        if (tolower((unsigned char)*a++) != tolower((unsigned char)*b++)) return false;
+    }
+}
 
 const da_army_values *da_corrected_army(const char *scenario, const char *army) {
     for (size_t i = 0; i < sizeof corrected / sizeof corrected[0]; i++)
@@ -436,6 +450,12 @@ static json_t *armies_new(const json_t *v, const char *scenario, api_error *err)
             rules_in_int(a, path, "point_value", true, 0, 9999, &pv, err) != 0 ||
             rules_in_int(a, path, "panic_level", true, 0, 9999, &pl, err) != 0)
             goto fail;
+        /* the setup's own values replace a corrected army of the same name */
+        const char *k;
+        json_t *x, *tmp;
+        json_object_foreach_safe(out, tmp, k, x) {
+            if (da_same_army(k, side)) json_object_del(out, k);
+        }
         json_object_set_new(
             out, side,
             json_pack("{s:i, s:i, s:s}", "point_value", pv, "panic_level", pl, "source", "setup"));
@@ -508,7 +528,12 @@ int da_terrain_cost(const json_t *charts, const char *terrain, const char *unit_
     const json_t *c = json_object_get(
         json_object_get(json_object_get(json_object_get(charts, "terrain"), terrain), "move"),
         unit_class);
-    return json_is_integer(c) ? (int)json_integer_value(c) : DA_COST_PROHIBITED;
+    if (!json_is_integer(c)) return DA_COST_PROHIBITED;
+    json_int_t v = json_integer_value(c); /* validated at creation; kept in range regardless */
+    return v == DA_COST_ROAD_ONLY ? DA_COST_ROAD_ONLY
+           : v < 0                ? DA_COST_PROHIBITED
+           : v > 40               ? 40
+                                  : (int)v;
 }
 
 int da_hex_fps(const json_t *charts, const char *const *terrains, int n) {

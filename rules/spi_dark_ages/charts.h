@@ -58,6 +58,9 @@ typedef struct da_army_values {
     int point_value, panic_level;
 } da_army_values;
 const da_army_values *da_corrected_army(const char *scenario, const char *army);
+/* Whether an army's name names a side: their letters and digits match, case aside ("Seljuq
+ * Turks" is side "seljuq-turks"). */
+bool da_same_army(const char *a, const char *b);
 
 /* Validates setup.charts (path "setup.charts") and returns it normalised (new reference): costs
  * as half Movement Points (DA_COST_* for "P" and "road"), armies filled from the corrected

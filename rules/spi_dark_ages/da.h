@@ -41,6 +41,7 @@
 #define DA_FLEET_LOAD    3  /* VIKING FLEETS (A): "a maximum of three combat units" */
 #define DA_PANIC_SAFE    10 /* PANIC, exemption 3: "more than ten hexes distant" */
 #define DA_GAME_TURN_MAX 1000000
+#define DA_STACK_CAP     (UNITS_MAX + 1) /* units one hex may hold: every unit of a state */
 
 /* ---- the map ------------------------------------------------------------------------------- */
 /* Terrain types of a hex (a hex may hold several: "woods" on a "slope", a "bridge" over a
@@ -135,8 +136,8 @@ typedef struct da_army {
 } da_army;
 
 /* setup.units into the state's units (new reference), or NULL with a 400/422 naming the unit. */
-json_t *da_units_from_setup(const json_t *units, const json_t *map, const json_t *charts,
-                            const json_t *sides, api_error *err);
+json_t *da_units_from_setup(const json_t *units, const json_t *map, const json_t *streams,
+                            const json_t *charts, const json_t *sides, api_error *err);
 int da_army_load(const json_t *state, da_army *army, api_error *err);
 void da_army_free(da_army *army);
 da_unit *da_army_find(da_army *army, const char *id);

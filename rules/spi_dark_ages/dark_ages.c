@@ -17,8 +17,13 @@ int da_crt_load(const json_t *charts, da_crt *crt, api_error *err) {
     if (!c) return -1;
     const json_t *cols = json_object_get(c, "columns");
     for (size_t i = 0; i < json_array_size(cols) && i < 20; i++)
-        crt->columns[crt->ncolumns++] = json_string_value(json_array_get(cols, i));
+        if (!(crt->columns[crt->ncolumns++] = json_string_value(json_array_get(cols, i))))
+            crt->ncolumns = 0;
     crt->rows = json_object_get(c, "rows");
+    if (crt->ncolumns == 0) {
+        api_error_set(err, 422, "invalid_state", NULL, "the session's CRT has no odds columns");
+        return -1;
+    }
     return 0;
 }
 
@@ -156,7 +161,7 @@ static json_t *da_init_state(const json_t *options, const json_t *setup, api_err
         }
     }
     if (!(players = players_new(json_object_get(setup, "players"), &armies, err))) goto fail;
-    if (!(units = da_units_from_setup(setup_units, map, charts, armies, err))) goto fail;
+    if (!(units = da_units_from_setup(setup_units, map, streams, charts, armies, err))) goto fail;
     json_t *turn = json_pack("{s:i, s:i, s:s, s:O}", "game_turn", 1, "player_turn", 0, "phase",
                              "movement", "side", json_array_get(players, 1));
     return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "map", map, "streams", streams,

@@ -99,9 +99,15 @@ int da_fire_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
                          defensive ? NULL : u->side,
                          defensive ? "Defensive Fire is fired" : "units fire", err) != 0)
         goto fail;
-    if (da_unit_value(u, "missile", 0) <= 0 || u->cls > DA_CLASS_V) {
-        da_rule_error(err, "unit", "unit '%s' (class %s) has no missile strength", u->id,
-                      da_class_name(u->cls));
+    /* Missile units (Class IV and V, MOVEMENT (K)) fire; COMBAT (L) lets Class I units fire
+     * offensively too (a Class I unit with a missile strength in its chart); Defensive Fire is
+     * the missile units' (COMBAT General Rule). */
+    if (da_unit_value(u, "missile", 0) <= 0 ||
+        !(da_missile(u) || (u->cls == DA_CLASS_I && !defensive))) {
+        da_rule_error(err, "unit", "unit '%s' (class %s) is not a unit that %s", u->id,
+                      da_class_name(u->cls),
+                      defensive ? "uses Defensive Fire (a missile unit, Class IV or V)"
+                                : "fires (Class IV or V, or Class I with a missile strength)");
         goto fail;
     }
     if (da_disabled(u)) {
@@ -123,8 +129,8 @@ int da_fire_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
                       u->id);
         goto fail;
     }
-    da_unit *targets[32];
-    size_t nt = da_stack(&g, a->target, true, targets, 32);
+    da_unit *targets[DA_STACK_CAP];
+    size_t nt = da_stack(&g, a->target, true, targets, DA_STACK_CAP), nstack = nt;
     if (nt == 0 || strcmp(targets[0]->side, u->side) == 0) {
         da_rule_error(err, "target", "hex %s holds no enemy unit", t);
         goto fail;
@@ -167,6 +173,10 @@ int da_fire_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
     hex line[HEX_LINE_MAX];
     bool along = false;
     int n = hex_line(&g.grid, u->at, a->target, line, HEX_LINE_MAX, &along);
+    if (n < 0) {
+        da_rule_error(err, "target", "hex %s is too far for a line of fire", t);
+        goto fail;
+    }
     for (int i = 0; i < n; i++) {
         char why[160], why2[160];
         const char *b = blocks(&g, u->at, hilltop, a->target, line[i], why, sizeof why);
@@ -213,10 +223,10 @@ int da_fire_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
     da_result r;
     da_result_parse(code, &r);
     /* Command units stacked with others are never affected by missile fire. */
-    da_unit *hit[32];
+    da_unit *hit[DA_STACK_CAP];
     size_t nh = 0;
     for (size_t i = 0; i < nt; i++)
-        if (!(targets[i]->cls == DA_COMMAND && nt > 1)) hit[nh++] = targets[i];
+        if (!(targets[i]->cls == DA_COMMAND && nstack > 1)) hit[nh++] = targets[i];
     da_apply_result(&g, &r, &u, 1, hit, nh, true, &applied);
     u->fired = true;
     u->changed = true;

@@ -95,8 +95,8 @@ int da_melee_resolve(const rules_ctx *ctx, const void *action, rules_outcome *ou
             }
         att[natt++] = x;
     }
-    da_unit *def[32];
-    size_t ndef = da_stack(&g, a->defender, true, def, 32);
+    da_unit *def[DA_STACK_CAP];
+    size_t ndef = da_stack(&g, a->defender, true, def, DA_STACK_CAP);
     if (ndef == 0 || strcmp(def[0]->side, lead->side) == 0) {
         da_rule_error(err, "defender", "hex %s holds no enemy unit", dh);
         goto fail;

@@ -151,9 +151,17 @@ static int step_price(const da_game *g, const da_unit *u, hex from, hex to, int 
         rules_terms_add(terms, cost, "road hexside");
     else if (s.ford)
         rules_terms_add(terms, cost, "ford (as clear)");
-    else if (s.stream)
-        rules_terms_add(terms, da_errata.stream_hex_half, "stream hex");
-    else {
+    else if (s.stream) {
+        int base = cost - (s.crossing_stream ? da_errata.stream_crossing_half : 0) -
+                   (s.water_hexside ? da_errata.water_hexside_half : 0);
+        const char *dearer = "stream hex";
+        for (int i = 0; cost >= 0 && base > da_errata.stream_hex_half && i < ht.nnames; i++)
+            if (da_terrain_cost(g->charts, ht.names[i], chart_class(u)) == base)
+                dearer = ht.names[i];
+        rules_terms_add(terms, cost < 0 ? 0 : base, "%s%s", dearer,
+                        strcmp(dearer, "stream hex") ? " (the dearer terrain of the stream hex)"
+                                                     : "");
+    } else {
         const char *dearest = ht.nnames ? ht.names[0] : "clear";
         int best = -1;
         for (int i = 0; i < ht.nnames; i++) {
@@ -222,6 +230,7 @@ static bool panic_step_exists(const da_game *g, const rules_ctx *ctx, const da_u
                               bool *calm) {
     bool any = false;
     *calm = false;
+    if (u->ncontact > 0) return false; /* held in its hex */
     int here = da_edge_distance(g, u->at, u->panic_edge);
     if (here == 0) return left >= 2; /* off the map for one Movement Point */
     for (int d = 0; d < HEX_DIRS; d++) {
@@ -316,8 +325,8 @@ static int remount(da_game *g, da_unit *u, json_t **result, char *summary, size_
  * limit. */
 static int check_stacking(const da_game *g_const, const da_unit *u, api_error *err) {
     da_game *g = (da_game *)g_const;
-    da_unit *stack[32];
-    size_t n = da_stack(g, u->at, false, stack, 32);
+    da_unit *stack[DA_STACK_CAP];
+    size_t n = da_stack(g, u->at, false, stack, DA_STACK_CAP);
     int points = 0, fleets = 0, others = 0;
     for (size_t i = 0; i < n; i++) {
         if (stack[i]->cls == DA_FLEET) {
@@ -394,22 +403,6 @@ int da_move_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
             }
         }
     hex start = u->at;
-    if (a->dismount || a->remount) {
-        if (a->nsteps) {
-            da_rule_error(err, "path", "dismounting or remounting is the unit's whole move");
-            goto fail;
-        }
-        if (u->panicked) {
-            da_rule_error(err, "dismount", "a panicked unit only runs (PANIC)");
-            goto fail;
-        }
-        int rc = a->dismount ? dismount(&g, u, &out->result, out->summary, sizeof out->summary, err)
-                             : remount(&g, u, &out->result, out->summary, sizeof out->summary, err);
-        if (rc != 0) goto fail;
-        u->moved = true;
-        u->moved_from = start;
-        return da_finish(ctx, &g, out, err);
-    }
     int ma = da_unit_value(u, "movement", 0);
     const char *commander = NULL;
     bool near = da_command_near(&g, u->side, start, false, true, &commander) >= 0;
@@ -420,6 +413,24 @@ int da_move_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
                       "adjacent to a Friendly Command unit, so it may not move (COMMAND UNITS (A))",
                       u->id);
         goto fail;
+    }
+    if (a->dismount || a->remount) {
+        if (a->nsteps) {
+            da_rule_error(err, "path", "dismounting or remounting is the unit's whole move");
+            goto fail;
+        }
+        if (u->panicked || u->aboard[0]) {
+            da_rule_error(err, a->dismount ? "dismount" : "remount",
+                          u->panicked ? "a panicked unit only runs (PANIC)"
+                                      : "not aboard a fleet (house default)");
+            goto fail;
+        }
+        int rc = a->dismount ? dismount(&g, u, &out->result, out->summary, sizeof out->summary, err)
+                             : remount(&g, u, &out->result, out->summary, sizeof out->summary, err);
+        if (rc != 0) goto fail;
+        u->moved = true;
+        u->moved_from = start;
+        return da_finish(ctx, &g, out, err);
     }
     if (a->nsteps == 0 && !u->panicked) {
         api_error_field(err, "path", "a non-empty array: hexes entered and changes of facing");
@@ -453,6 +464,13 @@ int da_move_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
             goto fail;
         }
         if (s->kind == DA_STEP_FACE) {
+            if (u->panicked && (i + 1 >= a->nsteps || a->steps[i + 1].kind == DA_STEP_FACE)) {
+                da_rule_error(err, p,
+                              "panicked unit '%s' turns only to step toward the %s map edge "
+                              "(PANIC: its whole allowance toward the edge)",
+                              u->id, da_edge_name(u->panic_edge));
+                goto fail;
+            }
             if (u->cls == DA_FLEET) {
                 da_rule_error(err, p, "Viking Fleet units are exempt from all Facing rules");
                 goto fail;
@@ -549,8 +567,8 @@ int da_move_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
         /* A land unit boarding a friendly fleet in its hex. */
         da_unit *to_fleet = NULL;
         if (u->cls != DA_FLEET) {
-            da_unit *st[16];
-            size_t n = da_stack(&g, s->to, false, st, 16);
+            da_unit *st[DA_STACK_CAP];
+            size_t n = da_stack(&g, s->to, false, st, DA_STACK_CAP);
             for (size_t k = 0; k < n; k++)
                 if (st[k]->cls == DA_FLEET) to_fleet = st[k];
         }
@@ -622,7 +640,7 @@ int da_move_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
                       line);
         goto fail;
     }
-    if (u->panicked && !off) {
+    if (u->panicked && !off && !stopped && !embarked) {
         bool calm;
         if (panic_step_exists(&g, ctx, u, allowance * 2 - spent, &calm)) {
             da_rule_error(err, "path",
@@ -632,7 +650,7 @@ int da_move_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
             goto fail;
         }
     }
-    if (!off && check_stacking(&g, u, err) != 0) goto fail;
+    if (!off && !hex_equal(start, u->at) && check_stacking(&g, u, err) != 0) goto fail;
     /* A fleet's cargo goes with it. */
     if (u->cls == DA_FLEET)
         for (size_t k = 0; k < g.army.n; k++) {

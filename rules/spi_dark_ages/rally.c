@@ -76,7 +76,8 @@ int da_rally_resolve(const rules_ctx *ctx, const void *action, rules_outcome *ou
     size_t i;
     json_t *v;
     json_array_foreach(g.rally_attempts, i, v) {
-        if (strcmp(json_string_value(v), key) == 0) {
+        const char *tried = json_string_value(v);
+        if (tried && strcmp(tried, key) == 0) {
             da_rule_error(err, "target", "unit '%s' has tried to rally '%s' this phase", u->id,
                           t->id);
             goto fail;

@@ -112,33 +112,40 @@ static int by_value(const void *a, const void *b, void *gv) {
     return (x->index > y->index) - (x->index < y->index);
 }
 
-/* n units lost: the least valuable non-command units first, command units only when they are too
- * few (EXPLANATION OF COMBAT RESULTS). */
+/* Sorts units[lo, hi) by Victory Points, then setup order (an insertion sort: one hex's units). */
+static void sort_by_value(const da_game *g, da_unit **units, size_t lo, size_t hi) {
+    for (size_t i = lo + 1; i < hi; i++)
+        for (size_t j = i; j > lo && by_value(&units[j - 1], &units[j], (void *)g) > 0; j--) {
+            da_unit *t = units[j];
+            units[j] = units[j - 1];
+            units[j - 1] = t;
+        }
+}
+
+/* n units lost (EXPLANATION OF COMBAT RESULTS): the combat units and riderless mounts first, the
+ * least valuable first (house default); then a fleet (its cargo goes with it); command units only
+ * when those are too few. A unit already gone (a fleet's cargo went with it) is skipped. */
 static void lose_units(da_game *g, da_unit **units, size_t n, int losses, da_applied *out) {
-    da_unit *order[64];
-    size_t k = 0, ncombat = 0;
-    for (size_t i = 0; i < n && k < 64; i++)
-        if (da_alive(units[i]) && units[i]->cls != DA_COMMAND) order[k++] = units[i];
-    ncombat = k;
-    for (size_t i = 0; i < n && k < 64; i++)
-        if (da_alive(units[i]) && units[i]->cls == DA_COMMAND) order[k++] = units[i];
-    /* sort each group by Victory Points (a small insertion sort: at most a stack) */
-    for (size_t group = 0; group < 2; group++) {
-        size_t lo = group ? ncombat : 0, hi = group ? k : ncombat;
-        for (size_t i = lo + 1; i < hi; i++)
-            for (size_t j = i; j > lo && by_value(&order[j - 1], &order[j], g) > 0; j--) {
-                da_unit *t = order[j];
-                order[j] = order[j - 1];
-                order[j - 1] = t;
-            }
+    da_unit *order[DA_STACK_CAP];
+    size_t k = 0, groups[3];
+    for (int group = 0; group < 3; group++) {
+        size_t lo = k;
+        for (size_t i = 0; i < n && k < DA_STACK_CAP; i++) {
+            const da_unit *u = units[i];
+            int which = da_combat(u) || u->cls == DA_MOUNT ? 0 : u->cls == DA_COMMAND ? 2 : 1;
+            if (da_alive(u) && which == group) order[k++] = units[i];
+        }
+        sort_by_value(g, order, lo, k);
+        groups[group] = k;
     }
-    int command = da_command_losses(losses, (int)ncombat);
-    int take = losses - command < (int)ncombat ? losses - command : (int)ncombat;
-    for (int i = 0; i < take; i++)
+    int command = da_command_losses(losses, (int)groups[1]);
+    int lost = 0;
+    for (size_t i = 0; i < k && lost < losses; i++) {
+        if (!da_alive(order[i])) continue;
+        if (i >= groups[1] && command > 0)
+            rules_say(out->text, sizeof out->text, "; no combat unit left to take the loss");
         da_eliminate(g, order[i], out);
-    for (int i = 0; i < command && (size_t)(ncombat + (size_t)i) < k; i++) {
-        rules_say(out->text, sizeof out->text, "; no combat unit left to take the loss");
-        da_eliminate(g, order[ncombat + (size_t)i], out);
+        lost++;
     }
 }
 
@@ -180,7 +187,8 @@ int da_apply_result(da_game *g, const da_result *r, da_unit **att, size_t natt, 
             /* COMBAT (K) and CAVALRY: contact, except cavalry against solely non-cavalry. */
             for (size_t i = 0; i < natt; i++)
                 for (size_t j = 0; j < ndef; j++) {
-                    if (da_cavalry(att[i]) != da_cavalry(def[j])) continue;
+                    /* panicked units run; they are not held (house reading) */
+                    if (da_cavalry(att[i]) != da_cavalry(def[j]) || def[j]->panicked) continue;
                     add_contact(att[i], def[j]);
                     add_contact(def[j], att[i]);
                     out->contact = true;

@@ -172,9 +172,9 @@ void da_adjust_melee_defence(const da_game *g, const da_unit *d, const da_unit *
         json_object_get(json_object_get(g->charts, "capability"), lead_class ? lead_class : ""),
         d->type));
     if (e && strcmp(e, "x1") != 0 && da_apply_effect(&a->value, e, true))
-        term(a, "%s capability vs class %s", e, lead_class);
+        term(a, "%s capability vs class %s", e, lead_class ? lead_class : "?");
     /* TEC (Clarification): road-only terrain halves the defender on its road hex. */
-    if (info.road && !water_side) {
+    if (info.road) {
         const char *cls = json_string_value(json_object_get(d->chart, "class"));
         for (int i = 0; i < info.nnames; i++)
             if (da_terrain_cost(g->charts, info.names[i], cls ? cls : "") == DA_COST_ROAD_ONLY) {

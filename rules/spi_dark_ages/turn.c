@@ -16,7 +16,6 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include <ctype.h>
 
 static const char *const phase_names[] = {"movement", "allocation", "defensive_fire",
                                           "fire",     "melee",      NULL};
@@ -68,6 +67,13 @@ int da_begin(const rules_ctx *ctx, da_game *g, api_error *err) {
     hex_map_grid(g->map, &g->grid);
     if (read_turn(ctx->state, &g->turn, err) != 0) return -1;
     if (da_army_load(ctx->state, &g->army, err) != 0) return -1;
+    for (size_t i = 0; i < g->army.n; i++)
+        if (!hex_on_grid(&g->grid, g->army.units[i].at)) {
+            api_error_set(err, 422, "invalid_state", NULL, "unit '%s' stands off the map",
+                          g->army.units[i].id);
+            da_army_free(&g->army);
+            return -1;
+        }
     const json_t *armies = json_object_get(ctx->state, "armies");
     g->armies = json_is_object(armies) ? json_deep_copy(armies) : json_object();
     const json_t *tries = json_object_get(json_object_get(ctx->state, "turn"), "rally_attempts");
@@ -102,24 +108,12 @@ json_t *da_army_state(da_game *g, const char *side) {
     return a;
 }
 
-/* An army of the charts names a side when their letters and digits match, case aside: the
- * errata's "Seljuq Turks" is side "seljuq-turks". */
-static bool same_army(const char *a, const char *b) {
-    for (;;) {
-        while (*a && !isalnum((unsigned char)*a))
-            a++;
-        while (*b && !isalnum((unsigned char)*b))
-            b++;
-        if (!*a || !*b) return !*a && !*b;
-        if (tolower((unsigned char)*a++) != tolower((unsigned char)*b++)) return false;
-    }
-}
-
 int da_panic_level(const da_game *g, const char *side) {
     const char *k;
     const json_t *v;
     json_object_foreach((json_t *)json_object_get(g->charts, "armies"), k, v) {
-        if (same_army(k, side)) return (int)json_integer_value(json_object_get(v, "panic_level"));
+        if (da_same_army(k, side))
+            return (int)json_integer_value(json_object_get(v, "panic_level"));
     }
     return -1;
 }

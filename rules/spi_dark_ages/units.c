@@ -47,7 +47,10 @@ bool da_disabled(const da_unit *u) {
 
 int da_unit_value(const da_unit *u, const char *key, int dflt) {
     const json_t *v = json_object_get(u->chart, key);
-    return json_is_integer(v) ? (int)json_integer_value(v) : dflt;
+    if (!json_is_integer(v)) return dflt;
+    /* the charts were validated at creation; a hand-made state is kept in range all the same */
+    json_int_t x = json_integer_value(v);
+    return x < 0 ? 0 : x > 9999 ? 9999 : (int)x;
 }
 
 void da_rule_error(api_error *err, const char *field, const char *fmt, ...) {
@@ -113,8 +116,9 @@ static int read_unit(const json_t *obj, const char *path, bool in_state, const j
         return -1;
     char p[JSON_IN_PATH_MAX];
     const json_t *units_chart = json_object_get(charts, "units");
-    if (in_state)
-        (void)rules_in_text(obj, path, "mount_of", false, u->mount_of, sizeof u->mount_of, err);
+    if (in_state &&
+        rules_in_text(obj, path, "mount_of", false, u->mount_of, sizeof u->mount_of, err) != 0)
+        return -1;
     u->chart = json_object_get(units_chart, u->type);
     if (u->mount_of[0]) {
         u->cls = DA_MOUNT;
@@ -126,7 +130,9 @@ static int read_unit(const json_t *obj, const char *path, bool in_state, const j
         return -1;
     } else if (u->chart) {
         int c = 0;
-        rules_in_enum(u->chart, "", "class", true, class_names, 0, &c, err);
+        if (rules_in_enum(u->chart, "", "class", true, class_names, 0, &c, err) != 0 ||
+            c == DA_MOUNT)
+            return -1;
         u->cls = (da_class)c;
     }
     /* FACING: "Viking Fleet units are exempt from all Facing rules." */
@@ -260,8 +266,8 @@ static int setup_fail(api_error *err, const char *path, const char *fmt, const c
 }
 
 /* Placement: on the map, sides that are the setup's, no two sides in a hex, a fleet's load. */
-static int check_placement(da_unit *units, size_t n, const json_t *map, const json_t *sides,
-                           api_error *err) {
+static int check_placement(da_unit *units, size_t n, const json_t *map, const json_t *streams,
+                           const json_t *sides, api_error *err) {
     hex_grid g;
     hex_map_grid(map, &g);
     for (size_t i = 0; i < n; i++) {
@@ -293,6 +299,29 @@ static int check_placement(da_unit *units, size_t n, const json_t *map, const js
             if (hex_equal(units[j].at, u->at) && strcmp(units[j].side, u->side) != 0)
                 return setup_fail(err, path, "unit '%s' shares hex %s with an enemy unit", u->id,
                                   at);
+        /* bank: a hexside off the stream's course, in a stream hex with a course */
+        if (u->bank >= 0) {
+            const json_t *course = json_object_get(streams, at);
+            int c[2] = {-1, -1};
+            if (json_array_size(course) == 2) {
+                c[0] = hex_dir_parse(json_string_value(json_array_get(course, 0)));
+                c[1] = hex_dir_parse(json_string_value(json_array_get(course, 1)));
+            }
+            if (c[0] < 0 || c[1] < 0 || da_stream_bank(c, u->bank) < 0) {
+                json_in_path(p, path, "bank");
+                return setup_fail(err, p,
+                                  "unit '%s': a bank is a hexside off the stream's course, in a "
+                                  "stream hex that setup.streams gives a course (%s)",
+                                  u->id, at);
+            }
+        }
+        if (u->aboard[0] && (u->cls == DA_FLEET || strcmp(u->aboard, u->id) == 0)) {
+            json_in_path(p, path, "aboard");
+            return setup_fail(err, p,
+                              "unit '%s' cannot be aboard '%s': only land units board a "
+                              "fleet",
+                              u->id, u->aboard);
+        }
         if (u->aboard[0]) {
             const da_unit *f = NULL;
             int load = 0;
@@ -325,8 +354,8 @@ static int check_placement(da_unit *units, size_t n, const json_t *map, const js
     return 0;
 }
 
-json_t *da_units_from_setup(const json_t *units, const json_t *map, const json_t *charts,
-                            const json_t *sides, api_error *err) {
+json_t *da_units_from_setup(const json_t *units, const json_t *map, const json_t *streams,
+                            const json_t *charts, const json_t *sides, api_error *err) {
     size_t n = json_array_size(units);
     da_unit *list = calloc(n ? n : 1, sizeof *list);
     json_t *out = json_array();
@@ -338,12 +367,13 @@ json_t *da_units_from_setup(const json_t *units, const json_t *map, const json_t
         if (read_unit(json_array_get(units, i), path, false, charts, u, err) != 0) goto fail;
         for (size_t j = 0; j < i; j++)
             if (strcmp(list[j].id, u->id) == 0) {
-                json_in_path(path, path, "id");
-                setup_fail(err, path, "unit id '%s' is used twice%s", u->id, "");
+                char idp[JSON_IN_PATH_MAX];
+                json_in_path(idp, path, "id");
+                setup_fail(err, idp, "unit id '%s' is used twice%s", u->id, "");
                 goto fail;
             }
     }
-    if (check_placement(list, n, map, sides, err) != 0) goto fail;
+    if (check_placement(list, n, map, streams, sides, err) != 0) goto fail;
     for (size_t i = 0; i < n; i++)
         if (json_array_append_new(out, da_unit_to_json(&list[i])) != 0) goto fail;
     free(list);
@@ -362,6 +392,14 @@ int da_army_load(const json_t *state, da_army *army, api_error *err) {
     const json_t *units = json_object_get(state, "units");
     const json_t *charts = json_object_get(state, "charts");
     army->n = json_array_size(units);
+    if (!json_is_array(units) || army->n > UNITS_MAX) {
+        api_error_set(err, 422, "invalid_state", NULL,
+                      "the state's units are not this ruleset's (an array of at most %d)",
+                      UNITS_MAX);
+        army->n = 0;
+        army->units = NULL;
+        return -1;
+    }
     army->added = false;
     /* Room for one more (a dismount adds the riderless mount). */
     army->units = calloc(army->n + 1, sizeof *army->units);
