@@ -105,8 +105,10 @@ int da_allocate_resolve(const rules_ctx *ctx, const void *action, rules_outcome 
             goto fail;
         }
     } else if (da_unit_value(u, "missile", 0) <= 0 || !(da_missile(u) || u->cls == DA_CLASS_I)) {
-        da_rule_error(err, "unit", "unit '%s' (class %s) has no missile strength", u->id,
-                      da_class_name(u->cls));
+        da_rule_error(err, "unit",
+                      "unit '%s' (class %s) does not fire: Class IV or V units do, and Class I "
+                      "units with a missile strength (COMBAT (L))",
+                      u->id, da_class_name(u->cls));
         goto fail;
     }
     bool other = a->melee ? u->alloc_fire || u->fired : u->alloc_melee || u->meleed;

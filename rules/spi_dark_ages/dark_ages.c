@@ -17,8 +17,10 @@ int da_crt_load(const json_t *charts, da_crt *crt, api_error *err) {
     if (!c) return -1;
     const json_t *cols = json_object_get(c, "columns");
     for (size_t i = 0; i < json_array_size(cols) && i < 20; i++)
-        if (!(crt->columns[crt->ncolumns++] = json_string_value(json_array_get(cols, i))))
-            crt->ncolumns = 0;
+        if (!(crt->columns[crt->ncolumns++] = json_string_value(json_array_get(cols, i)))) {
+            crt->ncolumns = 0; /* not this module's CRT */
+            break;
+        }
     crt->rows = json_object_get(c, "rows");
     if (crt->ncolumns == 0) {
         api_error_set(err, 422, "invalid_state", NULL, "the session's CRT has no odds columns");

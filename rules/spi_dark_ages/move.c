@@ -155,9 +155,16 @@ static int step_price(const da_game *g, const da_unit *u, hex from, hex to, int 
         int base = cost - (s.crossing_stream ? da_errata.stream_crossing_half : 0) -
                    (s.water_hexside ? da_errata.water_hexside_half : 0);
         const char *dearer = "stream hex";
-        for (int i = 0; cost >= 0 && base > da_errata.stream_hex_half && i < ht.nnames; i++)
-            if (da_terrain_cost(g->charts, ht.names[i], chart_class(u)) == base)
-                dearer = ht.names[i];
+        for (int i = 0; i < ht.nnames; i++) {
+            if (strcmp(ht.names[i], "stream") == 0) continue;
+            int c = da_terrain_cost(g->charts, ht.names[i], chart_class(u));
+            if (cost < 0 && c < 0) {
+                rules_terms_add(terms, 0, "%s: %s", ht.names[i],
+                                c == DA_COST_ROAD_ONLY ? "only along a road" : "prohibited (P)");
+                return cost;
+            }
+            if (cost >= 0 && base > da_errata.stream_hex_half && c == base) dearer = ht.names[i];
+        }
         rules_terms_add(terms, cost < 0 ? 0 : base, "%s%s", dearer,
                         strcmp(dearer, "stream hex") ? " (the dearer terrain of the stream hex)"
                                                      : "");

@@ -130,9 +130,12 @@ static int read_unit(const json_t *obj, const char *path, bool in_state, const j
         return -1;
     } else if (u->chart) {
         int c = 0;
-        if (rules_in_enum(u->chart, "", "class", true, class_names, 0, &c, err) != 0 ||
-            c == DA_MOUNT)
+        if (rules_in_enum(u->chart, "", "class", true, class_names, 0, &c, err) != 0) return -1;
+        if (c == DA_MOUNT) {
+            api_error_set(err, 422, "invalid_state", NULL,
+                          "unit type '%s' has class mount, which only a dismount makes", u->type);
             return -1;
+        }
         u->cls = (da_class)c;
     }
     /* FACING: "Viking Fleet units are exempt from all Facing rules." */

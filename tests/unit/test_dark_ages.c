@@ -2376,6 +2376,483 @@ static void scenario_chart_corrected_values(void **unused) {
     }
 }
 
+/* ---- review fixes: hand-made states, and the rules the review corrected ---------------------- */
+
+/* Sets turn[key] in a state (a copy of the turn replaces it: states share children). */
+static void edit_turn(json_t *st, const char *key, const char *value) {
+    json_t *turn = json_deep_copy(json_object_get(st, "turn"));
+    json_object_set_new(turn, key, jparse(value));
+    json_object_set_new(st, "turn", turn);
+}
+
+/* Sets charts.crt.columns in a state (a copy of the charts replaces them). */
+static void edit_crt_columns(json_t *st, const char *value) {
+    json_t *charts = json_deep_copy(json_object_get(st, "charts"));
+    json_object_set_new(json_object_get(charts, "crt"), "columns", jparse(value));
+    json_object_set_new(st, "charts", charts);
+}
+
+/* init_state must refuse with status/code on details.field, its message saying `needle`. */
+static void expect_setup_error_says(spec s, int status, const char *code, const char *field,
+                                    const char *needle, const char *what) {
+    api_error err = {0};
+    json_t *st = try_state(&s, &err);
+    if (st) fail_msg("%s: init_state accepted the setup", what);
+    const char *f = json_string_value(json_object_get(err.details, "field"));
+    if (err.status != status || strcmp(err.code, code) != 0 || !f || strcmp(f, field) != 0 ||
+        !strstr(err.message, needle))
+        fail_msg("%s: expected %d %s on %s saying '%s', got %d %s on %s: %s", what, status, code,
+                 field, needle, err.status, err.code, f ? f : "(none)", err.message);
+    api_error_clear(&err);
+}
+
+/* A hand-made state with a unit standing off the map ("9999" on a 12 x 12 map) answers 422
+ * invalid_state, naming the unit, instead of reading outside the map. */
+static void hand_made_state_unit_off_the_map(void **unused) {
+    (void)unused;
+    const char *units = "v-arch vikings archers 0706 nw; v-lead vikings leader 0707 n; "
+                        "v-a vikings foot 0608 n; s-a saxons foot 0605 s; s-b saxons foot 0302 s";
+    json_t *st = mkstate((spec){.units = units});
+    edit_unit(st, "s-b", "hex", "'9999'");
+    refuse(st, "v-a", "{'type': 'move', 'path': ['0607']}", NODICE, 422, "invalid_state", NULL,
+           "a move with a unit off the map");
+    expect_refused_msg("s-b", "a move with a unit off the map");
+    json_decref(st);
+    st = mkstate((spec){.units = units});
+    to_phase(&st, "vikings", "allocation");
+    allocate(&st, "v-arch", "0605", "fire");
+    to_phase(&st, "vikings", "fire");
+    edit_unit(st, "s-b", "hex", "'9999'");
+    refuse(st, "v-arch", "{'type': 'fire', 'target': '0605'}", DICE(1), 422, "invalid_state", NULL,
+           "fire with a unit off the map");
+    /* the firer itself off the map */
+    edit_unit(st, "s-b", "hex", "'0302'");
+    edit_unit(st, "v-arch", "hex", "'9999'");
+    refuse(st, "v-arch", "{'type': 'fire', 'target': '0605'}", DICE(1), 422, "invalid_state", NULL,
+           "fire by a unit off the map");
+    expect_refused_msg("v-arch", "fire by a unit off the map");
+    json_decref(st);
+}
+
+/* A hand-made state whose turn.rally_attempts holds what is not a string: the rally still
+ * resolves (an odd entry names no attempt), or is refused cleanly when a string entry names this
+ * very attempt. */
+static void hand_made_state_odd_rally_attempts(void **unused) {
+    (void)unused;
+    json_t *st = rally_state();
+    edit_turn(st, "rally_attempts", "[5, {'x': 1}, null, ['v-lead>v-p']]");
+    json_t *r = ok(&st, "v-lead", "{'type': 'rally', 'target': 'v-p'}", DICE(5),
+                   "a rally past odd attempts");
+    assert_true(json_is_true(json_object_get(r, "rallied")));
+    json_decref(r);
+    assert_false(flag_of(st, "v-p", "panicked"));
+    json_decref(st);
+    st = rally_state();
+    edit_turn(st, "rally_attempts", "[7, 'v-lead>v-p']");
+    refuse(st, "v-lead", "{'type': 'rally', 'target': 'v-p'}", DICE(5), 422, "rules_violation",
+           "target", "the same attempt again, past an odd entry");
+    r = ok(&st, "v-a", "{'type': 'rally', 'target': 'v-p'}", DICE(3), "another rallier");
+    assert_true(json_is_true(json_object_get(r, "rallied")));
+    json_decref(r);
+    json_decref(st);
+}
+
+/* A hand-made state whose CRT has no odds columns (none, or one that is not a string) answers 422
+ * invalid_state for fire and melee. */
+static void hand_made_state_crt_without_columns(void **unused) {
+    (void)unused;
+    static const char *const columns[] = {"[]", "['1-1', 5]"};
+    for (int i = 0; i < 2; i++) {
+        json_t *st =
+            mkstate((spec){.units = "v-a vikings foot 0606 n; v-lead vikings leader 0707 n; "
+                                    "v-arch vikings archers 0706 nw; s-a saxons foot 0605 s"});
+        to_phase(&st, "vikings", "allocation");
+        allocate(&st, "v-a", "0605", "melee");
+        allocate(&st, "v-arch", "0605", "fire");
+        to_phase(&st, "vikings", "fire");
+        edit_crt_columns(st, columns[i]);
+        refuse(st, "v-arch", "{'type': 'fire', 'target': '0605'}", DICE(1), 422, "invalid_state",
+               NULL, i ? "fire, a column not a string" : "fire, no CRT columns");
+        to_phase(&st, "vikings", "melee");
+        refuse(st, "v-a", "{'type': 'melee', 'defender': '0605'}", DICE(1), 422, "invalid_state",
+               NULL, i ? "melee, a column not a string" : "melee, no CRT columns");
+        json_decref(st);
+    }
+}
+
+/* COMBAT General Rule: "Missile units may only employ defensive fire ..."; MOVEMENT (K): the
+ * missile units are Class IV and V. COMBAT (L) lets Class I units fire offensively. Javelin men
+ * (Class I, Missile Strength 2, range 1) may not use Defensive Fire against v-b, allocated against
+ * them, but fire in their own Fire Phase when allocated (2 vs FPS 0: 8-1, a 4 is DD). */
+static void defensive_fire_by_missile_units_only(void **unused) {
+    (void)unused;
+    json_t *st =
+        mkstate((spec){.units = "v-b vikings foot 0605 n; v-lead vikings leader 0606 n; "
+                                "s-jav saxons javelin 0604 s; s-lead saxons leader 0603 s"});
+    to_phase(&st, "vikings", "allocation");
+    allocate(&st, "v-b", "0604", "melee");
+    to_phase(&st, "vikings", "defensive_fire");
+    refuse(st, "s-jav", "{'type': 'fire', 'target': '0605'}", DICE(4), 422, "rules_violation",
+           "unit", "Class I Defensive Fire");
+    expect_refused_msg("Defensive Fire", "Class I Defensive Fire");
+    to_phase(&st, "saxons", "allocation");
+    allocate(&st, "s-jav", "0605", "fire");
+    to_phase(&st, "saxons", "fire");
+    json_t *r = ok(&st, "s-jav", "{'type': 'fire', 'target': '0605'}", DICE(4),
+                   "Class I fires offensively");
+    assert_false(json_is_true(json_object_get(r, "defensive")));
+    expect_str(r, "result", "DD", "Class I fires offensively");
+    json_decref(r);
+    assert_true(demoralized(st, "v-b"));
+    json_decref(st);
+}
+
+/* COMBAT General Rule: Defensive Fire only "against Enemy units which have been allocated to
+ * attack the missile unit(s) itself": only those are struck. EXPLANATION OF COMBAT RESULTS:
+ * "Command units, when stacked with other units, may never be affected by Enemy missile fire",
+ * even when the command unit is the only one of its hex allocated against the firer. Archers 3
+ * vs FPS 0: 8-1, a 1 is DE. */
+static void defensive_fire_strikes_allocated_never_stacked_command(void **unused) {
+    (void)unused;
+    static const struct {
+        const char *units, *allocated, *why;
+        const char *struck[2];
+    } cases[] = {
+        {"v-b vikings foot 0605 n; v-c vikings foot 0605 n",
+         "v-b",
+         "v-b allocated, v-c beside it not: v-b only",
+         {"v-b", NULL}},
+        {"v-lead vikings leader 0605 n; v-c vikings foot 0605 n",
+         "v-lead",
+         "a command unit allocated, stacked with v-c: nobody",
+         {NULL}},
+        {"v-lead vikings leader 0605 n",
+         "v-lead",
+         "a command unit alone: struck",
+         {"v-lead", NULL}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char units[256];
+        snprintf(units, sizeof units,
+                 "%s; v-chief vikings chief 0606 n; s-arch saxons archers 0604 s", cases[i].units);
+        json_t *st = mkstate((spec){.units = units});
+        to_phase(&st, "vikings", "allocation");
+        allocate(&st, cases[i].allocated, "0604", "melee");
+        to_phase(&st, "vikings", "defensive_fire");
+        json_t *r = ok(&st, "s-arch", "{'type': 'fire', 'target': '0605'}", DICE(1), cases[i].why);
+        assert_true(json_is_true(json_object_get(r, "defensive")));
+        expect_str(r, "result", "DE", cases[i].why);
+        expect_ids(json_object_get(r, "units"), cases[i].struck, cases[i].why);
+        expect_ids(json_object_get(r, "eliminated"), cases[i].struck, cases[i].why);
+        json_decref(r);
+        if (i < 2) assert_false(flag_of(st, "v-c", "eliminated"));
+        if (i == 1) assert_false(flag_of(st, "v-lead", "eliminated"));
+        json_decref(st);
+    }
+}
+
+/* EXPLANATION OF COMBAT RESULTS: command units go last; house default: the combat units (and
+ * riderless mounts) of the hex first, the least valuable first, then a fleet, whose cargo goes
+ * with it. The saxon longship (5 VP) in river 0905 carries knights (7 VP) and a herald: 1E takes
+ * the knights, not the cheaper fleet with everything aboard; 2E then the fleet, and the herald
+ * aboard with it. Foot 4 from 0805 (sw of 0905: the knights' and the herald's flank) vs 1 + 2 +
+ * 1 = 4: 1-1, a 3 is 1E, a 2 is 2E. */
+static void combat_results_1e_combat_units_before_fleet_and_command(void **unused) {
+    (void)unused;
+    static const struct {
+        int64_t die;
+        const char *result, *why;
+        const char *eliminated[4];
+    } cases[] = {
+        {3, "1E", "1E: the knights", {"s-k", NULL}},
+        {2, "2E", "2E: the knights, then the fleet with the herald", {"s-k", "s-f", "s-h", NULL}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        json_t *st = mkstate((spec){.hexes = RIVER9,
+                                    .units = "v-a vikings foot 0805 ne; v-herald vikings herald "
+                                             "0806 n; s-f saxons longship 0905 -; "
+                                             "s-k saxons knights 0905 n aboard=s-f; "
+                                             "s-h saxons herald 0905 n aboard=s-f"});
+        json_t *r = melee_with(&st, "v-a", "0905", cases[i].die);
+        expect_str(r, "defence", "4", cases[i].why);
+        expect_str(r, "result", cases[i].result, cases[i].why);
+        expect_ids(json_object_get(r, "eliminated"), cases[i].eliminated, cases[i].why);
+        json_decref(r);
+        if (i == 0) {
+            assert_false(flag_of(st, "s-f", "eliminated"));
+            assert_false(flag_of(st, "s-h", "eliminated"));
+            assert_int_equal(iget(army(st, "saxons"), "losses"), 7);
+        }
+        json_decref(st);
+    }
+}
+
+/* SCENARIO CHART (Correction) with the setup's own armies: an armies entry of the setup for the
+ * errata's army replaces it, the names matched letters and digits only, case aside. Stamford
+ * Bridge's Anglo-Saxons (PL 34 in the errata) given PL 10 by the setup as side "anglo-saxons"
+ * panic at 10; side "seljuq-turks" takes Manzikert's corrected 72. Foot 4 vs 4, a 3 is 1E (4 VP)
+ * on the front unit; the one behind it, near no command unit, panics. */
+static void scenario_chart_setup_armies_override_and_names(void **unused) {
+    (void)unused;
+    static const struct {
+        const char *charts, *side, *army;
+        long level;
+        int before;
+        bool panics;
+    } cases[] = {
+        {CHARTS_WITH("'scenario': 'stamford-bridge', 'armies': {'anglo-saxons': {'point_value': "
+                     "115, 'panic_level': 10}}"),
+         "anglo-saxons", "anglo-saxons", 10, 6, true},
+        {CHARTS_WITH("'scenario': 'stamford-bridge', 'armies': {'anglo-saxons': {'point_value': "
+                     "115, 'panic_level': 10}}"),
+         "anglo-saxons", "anglo-saxons", 10, 5, false},
+        {CHARTS_WITH("'scenario': 'manzikert'"), "seljuq-turks", "Seljuq Turks", 72, 68, true},
+        {CHARTS_WITH("'scenario': 'manzikert'"), "seljuq-turks", "Seljuq Turks", 72, 67, false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char players[128], units[256], losses[16], why[96];
+        snprintf(players, sizeof players, "[{'side': '%s'}, {'side': 'vikings'}]", cases[i].side);
+        snprintf(units, sizeof units,
+                 "v-a vikings foot 0606 n; v-herald vikings herald 0607 n; x-a %s foot 0605 s; "
+                 "x-d %s foot 0603 s",
+                 cases[i].side, cases[i].side);
+        snprintf(losses, sizeof losses, "%d", cases[i].before);
+        snprintf(why, sizeof why, "%s, losses %d + 4 against %ld", cases[i].side, cases[i].before,
+                 cases[i].level);
+        json_t *st = mkstate((spec){.charts = cases[i].charts, .players = players, .units = units});
+        const json_t *armies = json_object_get(json_object_get(st, "charts"), "armies");
+        expect_int(json_object_get(armies, cases[i].army), "panic_level", cases[i].level, why);
+        if (i < 2 && json_object_get(armies, "Anglo-Saxons"))
+            fail_msg("%s: the errata's Anglo-Saxons entry is still in the charts", why);
+        edit_army(st, cases[i].side, "losses", losses);
+        json_t *r = melee_with(&st, "v-a", "0605", 3);
+        expect_str(r, "result", "1E", why);
+        static const char *const panicked[] = {"x-d", NULL}, *const none[] = {NULL};
+        expect_ids(json_object_get(r, "panicked"), cases[i].panics ? panicked : none, why);
+        json_decref(r);
+        assert_int_equal(flag_of(st, "x-d", "panicked"), cases[i].panics);
+        json_decref(st);
+    }
+}
+
+/* PANIC (house reading): a panicked unit held in contact cannot run, so it ends its move where it
+ * stands (an empty move) and its Movement Phase may end; one stopped in the front of an enemy
+ * missile unit (GENERAL MOVEMENT RULES (K)) ends its move there though its allowance is not spent.
+ * Contact forms first: 4 vs 4, roll 6, chief -1: row 5, "-"; then the saxon unit panics. */
+static void panic_held_in_contact_or_stopped_ends_its_move(void **unused) {
+    (void)unused;
+    json_t *st = mkstate((spec){.units = "v-a vikings foot 0606 n; v-chief vikings chief 0607 n; "
+                                         "s-a saxons foot 0605 s"});
+    json_t *r = melee_with(&st, "v-a", "0605", 6);
+    expect_str(r, "result", "-", "the melee");
+    assert_true(json_is_true(json_object_get(r, "contact")));
+    json_decref(r);
+    to_phase(&st, "saxons", "movement");
+    make_panicked(st, "s-a", "north", false);
+    edit_army(st, "saxons", "panicked", "true");
+    assert_true(has_id(json_object_get(unit_in(st, "s-a"), "contact"), "v-a"));
+    refuse(st, NULL, END_PHASE, NODICE, 422, "rules_violation", NULL,
+           "the phase before the panicked unit's move");
+    refuse(st, "s-a", "{'type': 'move', 'path': [{'face': 'sw'}, '0505']}", NODICE, 422,
+           "rules_violation", "path[1]", "a panicked unit in contact stepping out");
+    r = ok(&st, "s-a", "{'type': 'move', 'path': []}", NODICE, "held in contact: stays");
+    expect_str(r, "to", "0605", "held in contact: stays");
+    expect_str(r, "cost", "0", "held in contact: stays");
+    json_decref(r);
+    ok_drop(&st, NULL, END_PHASE, NODICE, "the Movement Phase ends");
+    assert_string_equal(turn_of(st, "phase"), "allocation");
+    json_decref(st);
+
+    /* v-p runs east from 0606 (facing ne): both hexes nearer the edge, 0706 and 0707, are front
+     * hexes of the archers at 0806 (facing nw). It stops in 0706 with 5 MP left and 0805 open. */
+    st = mkstate((spec){.units =
+                            "v-p vikings foot 0606 ne; s-arch saxons archers 0806 nw; s-b saxons "
+                            "foot 0112 n"});
+    make_panicked(st, "v-p", "east", false);
+    r = ok(&st, "v-p", "{'type': 'move', 'path': ['0706']}", NODICE,
+           "stopped in a missile unit's front");
+    assert_true(json_is_true(json_object_get(r, "stopped")));
+    expect_str(r, "stopped_by", "s-arch", "stopped in a missile unit's front");
+    expect_str(r, "cost", "1", "stopped in a missile unit's front");
+    json_decref(r);
+    json_decref(st);
+}
+
+/* PANIC: panicked units "must be moved their full Movement Allowance towards the mapsheet edge":
+ * a facing step is allowed only directly before a hex step (house reading), so the allowance
+ * is not spent turning in place. Foot (6 MP) at 0606 facing n, running south. */
+static void panic_turns_only_to_step_edgeward(void **unused) {
+    (void)unused;
+    json_t *st = mkstate((spec){.units = "v-p vikings foot 0606 n; s-a saxons foot 1201 n"});
+    make_panicked(st, "v-p", "south", false);
+    refuse(st, "v-p", "{'type': 'move', 'path': [{'face': 's'}, {'face': 'n'}]}", NODICE, 422,
+           "rules_violation", "path[0]", "six hexsides of turning in place");
+    refuse(st, "v-p", "{'type': 'move', 'path': [{'face': 'se'}, {'face': 's'}, '0607']}", NODICE,
+           422, "rules_violation", "path[0]", "two facing steps in a row");
+    refuse(st, "v-p",
+           "{'type': 'move', 'path': [{'face': 's'}, '0607', '0608', '0609', {'face': 'se'}]}",
+           NODICE, 422, "rules_violation", "path[4]", "a facing step at the end");
+    json_t *r = ok(&st, "v-p", "{'type': 'move', 'path': [{'face': 's'}, '0607', '0608', '0609']}",
+                   NODICE, "turn, then run");
+    expect_str(r, "cost", "6", "3 for the turn, 3 hexes");
+    expect_str(r, "to", "0609", "turn, then run");
+    json_decref(r);
+    json_decref(st);
+}
+
+/* COMBAT (K) with PANIC (house reading): panicked units run; a "-" melee result does not hold a
+ * panicked defender in contact. Foot 4 vs a panicked foot (2): 2-1, a 5 is "-". */
+static void panic_no_contact_with_panicked_units(void **unused) {
+    (void)unused;
+    json_t *st = mkstate((spec){.units = "v-a vikings foot 0606 n; v-herald vikings herald 0607 n; "
+                                         "s-a saxons foot 0605 s"});
+    make_panicked(st, "s-a", "north", false);
+    json_t *r = melee_with(&st, "v-a", "0605", 5);
+    expect_str(r, "column", "2-1", "against a panicked unit");
+    expect_str(r, "result", "-", "against a panicked unit");
+    assert_false(json_is_true(json_object_get(r, "contact")));
+    json_decref(r);
+    assert_null(json_object_get(unit_in(st, "v-a"), "contact"));
+    assert_null(json_object_get(unit_in(st, "s-a"), "contact"));
+    json_decref(st);
+}
+
+/* STACKING: the limit is checked when a unit ends its move in another hex than the one it began
+ * in; a unit turning in place in a hex over the limit (four foot, 4 points > 3) may. */
+static void stacking_checked_only_on_a_change_of_hex(void **unused) {
+    (void)unused;
+    json_t *st =
+        mkstate((spec){.units = "v-a vikings foot 0606 n; v-b vikings foot 0606 n; v-c vikings "
+                                "foot 0606 n; v-d vikings foot 0606 n; v-e vikings foot 0607 n"});
+    json_t *r = ok(&st, "v-a", "{'type': 'move', 'path': [{'face': 'ne'}]}", NODICE,
+                   "turning in an over-full hex");
+    expect_str(r, "to", "0606", "turning in an over-full hex");
+    json_decref(r);
+    refuse(st, "v-e", "{'type': 'move', 'path': ['0606']}", NODICE, 422, "rules_violation", "path",
+           "entering the over-full hex");
+    r = ok(&st, "v-b", "{'type': 'move', 'path': ['0605']}", NODICE, "leaving it");
+    json_decref(r);
+    json_decref(st);
+}
+
+/* DISMOUNTED CAVALRY with COMMAND UNITS (A): dismounting is a move, so a demoralized unit that
+ * did not begin the phase beside a Friendly command unit may not dismount; and not aboard a fleet
+ * (house default). */
+static void dismounting_demoralized_restriction_and_not_aboard(void **unused) {
+    (void)unused;
+    json_t *st =
+        mkstate((spec){.units = "v-cav vikings medcav 0608 n; v-far vikings leader 1010 n"});
+    edit_unit(st, "v-cav", "demoralized", DEMORALIZED);
+    refuse(st, "v-cav", "{'type': 'move', 'dismount': true}", NODICE, 422, "rules_violation",
+           "unit", "a demoralized unit away from a command unit");
+    expect_refused_msg("COMMAND UNITS (A)", "a demoralized unit away from a command unit");
+    json_decref(st);
+    st = mkstate((spec){.units = "v-cav vikings medcav 0608 n; v-lead vikings leader 0708 n"});
+    edit_unit(st, "v-cav", "demoralized", DEMORALIZED);
+    json_t *r = ok(&st, "v-cav", "{'type': 'move', 'dismount': true}", NODICE,
+                   "demoralized beside a command unit");
+    expect_str(r, "dismounted", "dismounted", "demoralized beside a command unit");
+    json_decref(r);
+    json_decref(st);
+    st = mkstate((spec){.hexes = RIVER9,
+                        .units = "f1 vikings longship 0906 -; c1 vikings medcav 0906 n aboard=f1"});
+    refuse(st, "c1", "{'type': 'move', 'dismount': true}", NODICE, 422, "rules_violation",
+           "dismount", "dismounting aboard a fleet");
+    expect_refused_msg("aboard", "dismounting aboard a fleet");
+    json_decref(st);
+}
+
+/* TEC: "It costs units two Movement Points to enter a stream hex"; "a hex containing two
+ * differing terrain types ... is computed solely on the Movement Point entry cost of the more
+ * difficult terrain type". A wooded stream hex costs foot the woods' 4 and the step's term names
+ * the woods at that cost; a stream hex on a slope (2 = 2) reads "stream hex"; medium cavalry, in
+ * woods only by road, may not enter the wooded stream hex off a road. */
+static void tec_wooded_stream_hex_dearer_terrain(void **unused) {
+    (void)unused;
+    spec s = {.hexes = "{'0606': {'terrain': ['stream', 'woods']}, '0806': {'terrain': ['stream', "
+                       "'slope'], 'level': 1}}",
+              .streams = "{'0606': ['n', 's']}",
+              .units = "v-a vikings foot 0706 sw; v-b vikings foot 0906 sw; v-cav vikings medcav "
+                       "0707 nw"};
+    json_t *st = mkstate(s);
+    json_t *r =
+        ok(&st, "v-a", "{'type': 'move', 'path': ['0606']}", NODICE, "into the wooded stream hex");
+    expect_str(r, "cost", "4", "into the wooded stream hex: the woods' 4, not the stream's 2");
+    const json_t *step = json_array_get(json_object_get(r, "steps"), 0);
+    const json_t *term = json_array_get(json_object_get(step, "terms"), 0);
+    assert_int_equal(json_array_size(json_object_get(step, "terms")), 1);
+    expect_str(term, "name", "woods (the dearer terrain of the stream hex)", "its term");
+    expect_str(term, "cost", "4", "its term");
+    json_decref(r);
+    expect_said("woods (the dearer terrain of the stream hex) 4", "into the wooded stream hex");
+    r = ok(&st, "v-b", "{'type': 'move', 'path': ['0806']}", NODICE, "a stream hex on a slope");
+    step = json_array_get(json_object_get(r, "steps"), 0);
+    expect_str(step, "cost", "2", "a stream hex on a slope");
+    expect_str(json_array_get(json_object_get(step, "terms"), 0), "name", "stream hex",
+               "a stream hex on a slope");
+    json_decref(r);
+    refuse(st, "v-cav", "{'type': 'move', 'path': ['0606']}", NODICE, 422, "rules_violation",
+           "path[0]", "cavalry into a wooded stream hex off the road");
+    json_decref(st);
+}
+
+/* TEC: "Units permitted to enter certain types of terrain only on road hexes always have their
+ * Melee Defense Strength(s) halved when attacked while on such a road hex" — across a water
+ * hexside too, where the melee is fought as in stream hexes (chart: x2). Medium cavalry on a
+ * woods road hex: 3 x2 x1/2 = 3. */
+static void tec_road_only_halving_across_water_hexside(void **unused) {
+    (void)unused;
+    json_t *st = mkstate((spec){.hexes = "{'0605': {'terrain': 'woods'}}",
+                                .hexsides = "[{'hexes': ['0605', '0604'], 'features': ['road']}, "
+                                            "{'hexes': ['0606', '0605'], 'features': ['water']}]",
+                                .units = "v-a vikings foot 0606 n; v-herald vikings herald 0607 n; "
+                                         "s-cav saxons medcav 0605 s"});
+    json_t *r = melee_with(&st, "v-a", "0605", 5);
+    expect_strength(r, "defenders", "s-cav", "3", "across the water, on the woods road");
+    expect_str(r, "column", "1-1", "4 vs 3");
+    json_decref(r);
+    expect_said("x2 stream level", "across the water, on the woods road");
+    expect_said("x1/2 on a road through woods", "across the water, on the woods road");
+    json_decref(st);
+}
+
+/* Setup: a bank is a hexside off the stream's course, in a stream hex that setup.streams gives a
+ * course; a fleet is never aboard anything, nor a unit aboard itself. details.field points at the
+ * entry. */
+static void setup_banks_and_aboard_checked(void **unused) {
+    (void)unused;
+    const char *hexes = "{'0606': {'terrain': 'stream'}, '0608': {'terrain': 'stream'}}",
+               *streams = "{'0606': ['n', 's']}";
+    expect_setup_error((spec){.hexes = hexes,
+                              .streams = streams,
+                              .units = "v-a vikings foot 0606 ne bank=se; v-b vikings foot 0606 "
+                                       "ne bank=n"},
+                       422, "invalid_setup", "setup.units[1].bank", "a bank on the course");
+    expect_setup_error(
+        (spec){.hexes = hexes, .streams = streams, .units = "v-a vikings foot 0608 ne bank=se"},
+        422, "invalid_setup", "setup.units[0].bank", "a stream hex with no course");
+    expect_setup_error(
+        (spec){.hexes = hexes, .streams = streams, .units = "v-a vikings foot 0707 ne bank=se"},
+        422, "invalid_setup", "setup.units[0].bank", "a bank in a clear hex");
+    expect_setup_error_says((spec){.hexes = RIVER9,
+                                   .units =
+                                       "f1 vikings longship 0906 -; f2 vikings longship 0906 - "
+                                       "aboard=f1"},
+                            422, "invalid_setup", "setup.units[1].aboard", "cannot be aboard",
+                            "a fleet aboard a fleet");
+    expect_setup_error_says(
+        (spec){.hexes = RIVER9, .units = "f1 vikings longship 0906 - aboard=f1"}, 422,
+        "invalid_setup", "setup.units[0].aboard", "cannot be aboard", "a fleet aboard itself");
+    expect_setup_error_says((spec){.hexes = RIVER9,
+                                   .units = "f1 vikings longship 0906 -; c1 vikings foot 0906 n "
+                                            "aboard=c1"},
+                            422, "invalid_setup", "setup.units[1].aboard", "cannot be aboard",
+                            "a unit aboard itself");
+    json_t *st = mkstate(
+        (spec){.hexes = hexes, .streams = streams, .units = "v-a vikings foot 0606 ne bank=sw"});
+    json_decref(st);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(setup_second_listed_moves_first),
@@ -2438,6 +2915,21 @@ int main(void) {
         cmocka_unit_test(charts_validated_at_creation),
         cmocka_unit_test(chart_missing_names_the_chart),
         cmocka_unit_test(scenario_chart_corrected_values),
+        cmocka_unit_test(hand_made_state_unit_off_the_map),
+        cmocka_unit_test(hand_made_state_odd_rally_attempts),
+        cmocka_unit_test(hand_made_state_crt_without_columns),
+        cmocka_unit_test(defensive_fire_by_missile_units_only),
+        cmocka_unit_test(defensive_fire_strikes_allocated_never_stacked_command),
+        cmocka_unit_test(combat_results_1e_combat_units_before_fleet_and_command),
+        cmocka_unit_test(scenario_chart_setup_armies_override_and_names),
+        cmocka_unit_test(panic_held_in_contact_or_stopped_ends_its_move),
+        cmocka_unit_test(panic_turns_only_to_step_edgeward),
+        cmocka_unit_test(panic_no_contact_with_panicked_units),
+        cmocka_unit_test(stacking_checked_only_on_a_change_of_hex),
+        cmocka_unit_test(dismounting_demoralized_restriction_and_not_aboard),
+        cmocka_unit_test(tec_wooded_stream_hex_dearer_terrain),
+        cmocka_unit_test(tec_road_only_halving_across_water_hexside),
+        cmocka_unit_test(setup_banks_and_aboard_checked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
