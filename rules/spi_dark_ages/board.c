@@ -199,6 +199,16 @@ int da_nearest_edge(const da_game *g, hex h, int *distance) {
     return best;
 }
 
+const da_unit *da_panicked_to_move(const da_game *g, const char *side) {
+    for (size_t i = 0; i < g->army.n; i++) {
+        const da_unit *p = &g->army.units[i];
+        if (da_alive(p) && p->panicked && !p->moved && !p->aboard[0] &&
+            strcmp(p->side, side) == 0 && da_unit_value(p, "movement", 0) > 0)
+            return p;
+    }
+    return NULL;
+}
+
 const char *da_edge_name(int edge) {
     static const char *const names[] = {"north", "east", "south", "west"};
     return edge >= 0 && edge < 4 ? names[edge] : "?";

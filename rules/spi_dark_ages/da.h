@@ -225,6 +225,10 @@ enum { DA_EDGE_N = 0, DA_EDGE_E, DA_EDGE_S, DA_EDGE_W };
 int da_nearest_edge(const da_game *g, hex h, int *distance);
 int da_edge_distance(const da_game *g, hex h, int edge);
 const char *da_edge_name(int edge);
+/* PANIC: a panicked unit of side that has yet to make this Movement Phase's move (one that can
+ * move: not aboard a fleet, a Movement Allowance above 0), or NULL. Panicked units move first,
+ * and the rally rolls and the phase's end wait for them. */
+const da_unit *da_panicked_to_move(const da_game *g, const char *side);
 /* Whether any living enemy unit stands adjacent to h. */
 bool da_next_to_enemy(const da_game *g, const char *side, hex h);
 

@@ -397,18 +397,13 @@ int da_move_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
     }
     /* PANIC: "The panicked units are moved ... at the beginning of each Friendly Movement Phase
      * before any other Friendly units are moved." */
-    if (!u->panicked)
-        for (size_t i = 0; i < g.army.n; i++) {
-            const da_unit *p = &g.army.units[i];
-            if (da_alive(p) && p->panicked && !p->moved && !p->aboard[0] &&
-                strcmp(p->side, u->side) == 0 && da_unit_value(p, "movement", 0) > 0) {
-                da_rule_error(err, "unit",
-                              "panicked unit '%s' moves first, before any other Friendly unit "
-                              "(PANIC)",
-                              p->id);
-                goto fail;
-            }
-        }
+    const da_unit *runner = u->panicked ? NULL : da_panicked_to_move(&g, u->side);
+    if (runner) {
+        da_rule_error(err, "unit",
+                      "panicked unit '%s' moves first, before any other Friendly unit (PANIC)",
+                      runner->id);
+        goto fail;
+    }
     hex start = u->at;
     int ma = da_unit_value(u, "movement", 0);
     const char *commander = NULL;

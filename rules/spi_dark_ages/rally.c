@@ -60,16 +60,13 @@ int da_rally_resolve(const rules_ctx *ctx, const void *action, rules_outcome *ou
         goto fail;
     }
     /* panicked units move first; the rally rolls come after all movement */
-    for (size_t k = 0; k < g.army.n; k++) {
-        const da_unit *p = &g.army.units[k];
-        if (da_alive(p) && p->panicked && !p->moved && !p->aboard[0] &&
-            strcmp(p->side, u->side) == 0 && da_unit_value(p, "movement", 0) > 0) {
-            da_rule_error(err, "target",
-                          "panicked unit '%s' has not made its move yet: rally rolls come at the "
-                          "end of the Movement Phase (PANIC)",
-                          p->id);
-            goto fail;
-        }
+    const da_unit *runner = da_panicked_to_move(&g, u->side);
+    if (runner) {
+        da_rule_error(err, "target",
+                      "panicked unit '%s' has not made its move yet: rally rolls come at the end "
+                      "of the Movement Phase (PANIC)",
+                      runner->id);
+        goto fail;
     }
     char key[2 * UNIT_ID_MAX + 2];
     snprintf(key, sizeof key, "%s>%s", u->id, t->id);

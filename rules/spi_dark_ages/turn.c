@@ -199,18 +199,15 @@ int da_end_phase_resolve(const rules_ctx *ctx, const void *action, rules_outcome
     }
     /* PANIC: panicked units "must be moved their full Movement Allowance" each Friendly Movement
      * Phase, before any other unit: the phase cannot end with one left unmoved that can move. */
-    if (g.turn.phase == DA_PH_MOVEMENT && !g.turn.rallying) {
-        for (size_t i = 0; i < g.army.n; i++) {
-            const da_unit *u = &g.army.units[i];
-            if (da_alive(u) && u->panicked && !u->moved && strcmp(u->side, g.turn.side) == 0 &&
-                !u->aboard[0] && da_unit_value(u, "movement", 0) > 0) {
-                da_rule_error(err, "type",
-                              "panicked unit '%s' must first move toward the %s map edge (PANIC)",
-                              u->id, da_edge_name(u->panic_edge));
-                da_game_free(&g);
-                return -1;
-            }
-        }
+    const da_unit *runner = g.turn.phase == DA_PH_MOVEMENT && !g.turn.rallying
+                                ? da_panicked_to_move(&g, g.turn.side)
+                                : NULL;
+    if (runner) {
+        da_rule_error(err, "type",
+                      "panicked unit '%s' must first move toward the %s map edge (PANIC)",
+                      runner->id, da_edge_name(runner->panic_edge));
+        da_game_free(&g);
+        return -1;
     }
     if (g.turn.game_turn >= DA_GAME_TURN_MAX && g.turn.player_turn == 1 &&
         g.turn.phase == DA_PH_MELEE) {
