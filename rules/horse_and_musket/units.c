@@ -9,6 +9,7 @@
 #include "rules/horse_and_musket/hm.h"
 
 #include "protocol/json_in.h"
+#include "rules/common/units.h"
 #include "rules/common/fields.h"
 
 #include <stdarg.h>
@@ -194,46 +195,26 @@ hm_unit *hm_army_get(hm_army *a, const char *id, const char *field, api_error *e
     for (size_t i = 0; i < a->n; i++)
         if (strcmp(a->units[i].id, id) == 0) {
             if (a->units[i].state == HM_ELIMINATED) {
-                api_error_set(err, 409, "unit_eliminated",
-                              json_pack("{s:s, s:s}", "field", field, "unit", id),
-                              "unit '%s' has been eliminated", id);
+                rules_unit_gone(err, "unit_eliminated", field, "unit", id, "has been eliminated");
                 return NULL;
             }
             return &a->units[i];
         }
-    api_error_set(err, 422, "unknown_unit", json_pack("{s:s, s:s}", "field", field, "unit", id),
-                  "there is no unit '%s' in this session", id);
+    rules_unknown_unit(err, field, id);
     return NULL;
 }
 
 hm_unit *hm_acting(const rules_ctx *ctx, hm_army *a, api_error *err) {
-    const char *id = json_string_value(json_object_get(ctx->unit, "id"));
-    if (!id) {
-        api_error_set(err, 422, "unit_required", json_pack("{s:s}", "field", "unit"),
-                      "this action needs the acting unit in field 'unit'");
-        return NULL;
-    }
-    return hm_army_get(a, id, "unit", err);
+    const char *id = rules_acting_id(ctx, "this action needs the acting unit", err);
+    return id ? hm_army_get(a, id, "unit", err) : NULL;
 }
 
 int hm_finish(const rules_ctx *ctx, hm_army *a, rules_outcome *out, api_error *err) {
-    json_t *next = json_copy((json_t *)ctx->state);
-    json_t *units = json_copy(json_object_get(ctx->state, "units"));
-    if (next && units) {
-        for (size_t i = 0; i < a->n; i++)
-            if (a->units[i].changed) json_array_set_new(units, i, hm_unit_to_json(&a->units[i]));
-        json_object_set_new(next, "units", units);
-        units = NULL;
-    }
-    json_decref(units);
+    json_t *units = NULL, *next = rules_state_units_copy_new(ctx->state, &units);
+    for (size_t i = 0; next && i < a->n; i++)
+        if (a->units[i].changed) json_array_set_new(units, i, hm_unit_to_json(&a->units[i]));
     hm_army_free(a);
-    out->new_state = next;
-    if (!out->result || !out->new_state) {
-        rules_outcome_clear(out);
-        api_error_set(err, 503, "out_of_memory", NULL, "out of memory while resolving");
-        return -1;
-    }
-    return 0;
+    return rules_outcome_take_state(out, next, err);
 }
 
 int hm_options_check(const json_t *options, api_error *err) {

@@ -11,6 +11,7 @@
 #include "rules/spi_dark_ages/da.h"
 
 #include "protocol/json_in.h"
+#include "rules/common/units.h"
 #include "rules/common/fields.h"
 
 #include <stdbool.h>
@@ -128,9 +129,8 @@ static json_t *turn_json(const da_game *g) {
 }
 
 int da_finish(const rules_ctx *ctx, da_game *g, rules_outcome *out, api_error *err) {
-    json_t *next = json_copy((json_t *)ctx->state);
-    json_t *units = json_copy(json_object_get(ctx->state, "units"));
-    if (next && units) {
+    json_t *units = NULL, *next = rules_state_units_copy_new(ctx->state, &units);
+    if (next) {
         for (size_t i = 0; i < g->army.n; i++) {
             const da_unit *u = &g->army.units[i];
             if (!u->changed) continue;
@@ -139,20 +139,11 @@ int da_finish(const rules_ctx *ctx, da_game *g, rules_outcome *out, api_error *e
             else
                 json_array_append_new(units, da_unit_to_json(u));
         }
-        json_object_set_new(next, "units", units);
-        units = NULL;
         if (g->armies_changed) json_object_set(next, "armies", g->armies);
         if (g->turn_changed) json_object_set_new(next, "turn", turn_json(g));
     }
-    json_decref(units);
-    out->new_state = next;
     da_game_free(g);
-    if (!out->result || !out->new_state) {
-        rules_outcome_clear(out);
-        api_error_set(err, 503, "out_of_memory", NULL, "out of memory while resolving");
-        return -1;
-    }
-    return 0;
+    return rules_outcome_take_state(out, next, err);
 }
 
 int da_require_phase(const da_game *g, int phase, const char *side, const char *what,

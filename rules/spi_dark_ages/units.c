@@ -10,6 +10,7 @@
 #include "rules/spi_dark_ages/da.h"
 
 #include "protocol/json_in.h"
+#include "rules/common/units.h"
 #include "rules/common/fields.h"
 
 #include <stdarg.h>
@@ -449,36 +450,25 @@ da_unit *da_army_find(da_army *army, const char *id) {
 da_unit *da_army_get(da_army *army, const char *id, const char *field, api_error *err) {
     da_unit *u = da_army_find(army, id);
     if (!u) {
-        api_error_set(err, 422, "unknown_unit", json_pack("{s:s, s:s}", "field", field, "unit", id),
-                      "there is no unit '%s' in this session", id);
+        rules_unknown_unit(err, field, id);
         return NULL;
     }
     if (!da_alive(u)) {
-        api_error_set(err, 409, "unit_eliminated",
-                      json_pack("{s:s, s:s}", "field", field, "unit", id),
-                      "unit '%s' is no longer on the map (%s)", id,
-                      u->eliminated ? "eliminated" : "left the map");
+        rules_unit_gone(err, "unit_eliminated", field, "unit", id,
+                        u->eliminated ? "is no longer on the map (eliminated)"
+                                      : "is no longer on the map (left the map)");
         return NULL;
     }
     return u;
 }
 
 int da_check_owner(const char *actor, const da_unit *u, const char *field, api_error *err) {
-    if (!actor || strncmp(actor, "side:", 5) != 0) return 0; /* the referee */
-    if (strcmp(actor + 5, u->side) == 0) return 0;
-    api_error_set(err, 403, "forbidden", json_pack("{s:s, s:s}", "field", field, "unit", u->id),
-                  "unit '%s' belongs to side '%s', not to %s", u->id, u->side, actor + 5);
-    return -1;
+    return rules_check_owner(actor, u->id, u->side, field, err);
 }
 
 da_unit *da_acting_unit(const rules_ctx *ctx, da_army *army, api_error *err) {
-    const char *id = json_string_value(json_object_get(ctx->unit, "id"));
-    if (!id) {
-        api_error_set(err, 422, "unit_required", json_pack("{s:s}", "field", "unit"),
-                      "this action needs the acting unit in field 'unit'");
-        return NULL;
-    }
-    da_unit *u = da_army_get(army, id, "unit", err);
+    const char *id = rules_acting_id(ctx, "this action needs the acting unit", err);
+    da_unit *u = id ? da_army_get(army, id, "unit", err) : NULL;
     if (u && da_check_owner(ctx->actor, u, "unit", err) != 0) return NULL;
     return u;
 }

@@ -13,6 +13,7 @@
 #include "rules/vaevictis_corbach/vc.h"
 
 #include "protocol/json_in.h"
+#include "rules/common/units.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -140,12 +141,8 @@ static bool path_exists(const retreat_rules *r, hex from, int left) {
 int vc_retreat_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out,
                        api_error *err) {
     const vc_retreat_action *a = action;
-    const char *id = json_string_value(json_object_get(ctx->unit, "id"));
-    if (!id) {
-        api_error_set(err, 422, "unit_required", json_pack("{s:s}", "field", "unit"),
-                      "retreat needs the retreating unit in field 'unit'");
-        return -1;
-    }
+    const char *id = rules_acting_id(ctx, "retreat needs the retreating unit", err);
+    if (!id) return -1;
     if (vc_check_pending(ctx->state, id, err) != 0) return -1;
     if (json_array_size(json_object_get(ctx->state, "pending")) == 0) {
         api_error_set(err, 409, "no_retreat_pending", json_pack("{s:s}", "unit", id),

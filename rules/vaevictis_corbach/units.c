@@ -8,6 +8,7 @@
 #include "rules/vaevictis_corbach/vc.h"
 
 #include "protocol/json_in.h"
+#include "rules/common/units.h"
 #include "rules/common/fields.h"
 
 #include <stdarg.h>
@@ -285,31 +286,24 @@ vc_unit *vc_army_find(vc_army *army, const char *id) {
 vc_unit *vc_army_get(vc_army *army, const char *id, const char *field, api_error *err) {
     vc_unit *u = vc_army_find(army, id);
     if (!u) {
-        api_error_set(err, 422, "unknown_unit", json_pack("{s:s, s:s}", "field", field, "unit", id),
-                      "there is no unit '%s' in this session", id);
+        rules_unknown_unit(err, field, id);
         return NULL;
     }
     if (!vc_alive(u)) {
-        api_error_set(err, 409, "unit_eliminated",
-                      json_pack("{s:s, s:s}", "field", field, "unit", id),
-                      "unit '%s' has been eliminated", id);
+        rules_unit_gone(err, "unit_eliminated", field, "unit", id, "has been eliminated");
         return NULL;
     }
     return u;
 }
 
 json_t *vc_state_after_new(const json_t *state, const vc_army *army, json_t *pending_take) {
-    json_t *next = json_copy((json_t *)state);
-    json_t *units = json_copy(json_object_get(state, "units"));
-    if (!next || !units) {
-        json_decref(next);
-        json_decref(units);
+    json_t *units = NULL, *next = rules_state_units_copy_new(state, &units);
+    if (!next) {
         json_decref(pending_take);
         return NULL;
     }
     for (size_t i = 0; i < army->n; i++)
         if (army->units[i].changed) json_array_set_new(units, i, vc_unit_to_json(&army->units[i]));
-    json_object_set_new(next, "units", units);
     if (pending_take) json_object_set_new(next, "pending", pending_take);
     return next;
 }
@@ -322,32 +316,18 @@ int vc_begin(const rules_ctx *ctx, vc_army *army, vc_options *o, api_error *err)
 
 int vc_outcome_finish(const rules_ctx *ctx, vc_army *army, json_t *pending_take, rules_outcome *out,
                       api_error *err) {
-    out->new_state = vc_state_after_new(ctx->state, army, pending_take);
+    json_t *next = vc_state_after_new(ctx->state, army, pending_take);
     vc_army_free(army);
-    if (!out->result || !out->new_state) {
-        rules_outcome_clear(out);
-        api_error_set(err, 503, "out_of_memory", NULL, "out of memory while resolving");
-        return -1;
-    }
-    return 0;
+    return rules_outcome_take_state(out, next, err);
 }
 
 int vc_check_owner(const char *actor, const vc_unit *u, const char *field, api_error *err) {
-    if (!actor || strncmp(actor, "side:", 5) != 0) return 0; /* the referee */
-    if (strcmp(actor + 5, u->side) == 0) return 0;
-    api_error_set(err, 403, "forbidden", json_pack("{s:s, s:s}", "field", field, "unit", u->id),
-                  "unit '%s' belongs to side '%s', not to %s", u->id, u->side, actor + 5);
-    return -1;
+    return rules_check_owner(actor, u->id, u->side, field, err);
 }
 
 vc_unit *vc_acting_unit(const rules_ctx *ctx, vc_army *army, api_error *err) {
-    const char *id = json_string_value(json_object_get(ctx->unit, "id"));
-    if (!id) {
-        api_error_set(err, 422, "unit_required", json_pack("{s:s}", "field", "unit"),
-                      "this action needs the acting unit in field 'unit'");
-        return NULL;
-    }
-    return vc_army_get(army, id, "unit", err);
+    const char *id = rules_acting_id(ctx, "this action needs the acting unit", err);
+    return id ? vc_army_get(army, id, "unit", err) : NULL;
 }
 
 /* ---- options --------------------------------------------------------------------------------- */

@@ -8,6 +8,7 @@
 #include "rules/vis_magica/vm.h"
 
 #include "protocol/json_in.h"
+#include "rules/common/units.h"
 #include "rules/common/fields.h"
 
 #include <stdarg.h>
@@ -190,46 +191,27 @@ vm_base *vm_table_get(vm_table *t, const char *id, const char *field, api_error 
     for (size_t i = 0; i < t->n; i++)
         if (strcmp(t->bases[i].id, id) == 0) {
             if (t->bases[i].morale == VM_REMOVED) {
-                api_error_set(err, 409, "unit_removed",
-                              json_pack("{s:s, s:s}", "field", field, "unit", id),
-                              "base '%s' has been removed from the field", id);
+                rules_unit_gone(err, "unit_removed", field, "base", id,
+                                "has been removed from the field");
                 return NULL;
             }
             return &t->bases[i];
         }
-    api_error_set(err, 422, "unknown_unit", json_pack("{s:s, s:s}", "field", field, "unit", id),
-                  "there is no unit '%s' in this session", id);
+    rules_unknown_unit(err, field, id);
     return NULL;
 }
 
 vm_base *vm_acting(const rules_ctx *ctx, vm_table *t, api_error *err) {
-    const char *id = json_string_value(json_object_get(ctx->unit, "id"));
-    if (!id) {
-        api_error_set(err, 422, "unit_required", json_pack("{s:s}", "field", "unit"),
-                      "this action needs the acting base in field 'unit'");
-        return NULL;
-    }
-    return vm_table_get(t, id, "unit", err);
+    const char *id = rules_acting_id(ctx, "this action needs the acting base", err);
+    return id ? vm_table_get(t, id, "unit", err) : NULL;
 }
 
 int vm_finish(const rules_ctx *ctx, vm_table *t, rules_outcome *out, api_error *err) {
-    json_t *next = json_copy((json_t *)ctx->state);
-    json_t *units = json_copy(json_object_get(ctx->state, "units"));
-    if (next && units) {
-        for (size_t i = 0; i < t->n; i++)
-            if (t->bases[i].changed) json_array_set_new(units, i, vm_base_to_json(&t->bases[i]));
-        json_object_set_new(next, "units", units);
-        units = NULL;
-    }
-    json_decref(units);
+    json_t *units = NULL, *next = rules_state_units_copy_new(ctx->state, &units);
+    for (size_t i = 0; next && i < t->n; i++)
+        if (t->bases[i].changed) json_array_set_new(units, i, vm_base_to_json(&t->bases[i]));
     vm_table_free(t);
-    out->new_state = next;
-    if (!out->result || !out->new_state) {
-        rules_outcome_clear(out);
-        api_error_set(err, 503, "out_of_memory", NULL, "out of memory while resolving");
-        return -1;
-    }
-    return 0;
+    return rules_outcome_take_state(out, next, err);
 }
 
 int vm_options_check(const json_t *options, api_error *err) {
