@@ -33,7 +33,7 @@ endif
 CFLAGS    := -std=c11 $(WARN) $(OPT)
 CXXFLAGS  := -std=c++17 $(WARN) $(OPT)
 LDFLAGS   := $(filter -fsanitize=%,$(OPT))
-LDLIBS    := -luv -ljansson -lsqlite3 -lcrypto -lpthread -lstdc++ -lm
+LDLIBS    := -luv -ljansson -lsqlite3 -lcurl -lcrypto -lpthread -lstdc++ -lm
 
 # Sources: everything but the two mains is the library the tests link against.
 MAIN_SRC  := server/main.c
@@ -41,14 +41,20 @@ VERIFY_SRC := server/umpire_verify.c
 LIB_C     := $(filter-out $(MAIN_SRC) $(VERIFY_SRC),$(wildcard server/*.c protocol/*.c rules/*.c rules/*/*.c))
 LIB_CXX   := $(wildcard server/*.cpp)
 LLHTTP_C  := $(wildcard $(LLHTTP_SRC_DIR)/*.c)
-GEN_C     := $(BUILD)/gen/migrations_data.c
+# Generated C: the migrations, the web client, the scenarios and the OpenAPI base document,
+# embedded so the binary runs from any directory (and in the container) with nothing beside it.
+WEB_FILES      := $(sort $(shell find web -type f ! -name '.*' ! -path '*/node_modules/*' 2>/dev/null))
+SCENARIO_FILES := $(sort $(wildcard scenarios/*.json))
+OPENAPI_BASE   := $(wildcard protocol/openapi.base.json)
+GEN_C     := $(BUILD)/gen/migrations_data.c $(BUILD)/gen/web_files.c $(BUILD)/gen/scenario_files.c \
+             $(if $(OPENAPI_BASE),$(BUILD)/gen/openapi_base.c)
 
 LIB_OBJ   := $(LIB_C:%.c=$(BUILD)/obj/%.o) $(LIB_CXX:%.cpp=$(BUILD)/obj/%.o) \
-             $(LLHTTP_C:$(LLHTTP_SRC_DIR)/%.c=$(BUILD)/obj/llhttp/%.o) $(BUILD)/obj/gen/migrations_data.o
+             $(LLHTTP_C:$(LLHTTP_SRC_DIR)/%.c=$(BUILD)/obj/llhttp/%.o) $(GEN_C:$(BUILD)/gen/%.c=$(BUILD)/obj/gen/%.o)
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps run test test-build test-run fuzz fuzz-smoke bench format lint clean check-format
+.PHONY: FORCE all deps run test test-build test-run fuzz fuzz-smoke bench format lint clean check-format
 .DEFAULT_GOAL := all
 
 all: $(BUILD)/umpired $(BUILD)/umpire-verify
@@ -83,11 +89,30 @@ $(BUILD)/obj/llhttp/%.o: $(LLHTTP_SRC_DIR)/%.c
 	$(CC) -I$(LLHTTP_INC_DIR) -std=c11 $(OPT) -w -c $< -o $@
 
 # Migrations are embedded in the binary so it runs from any directory (and in the container).
-$(GEN_C): scripts/embed-migrations $(wildcard migrations/*.sql)
+$(BUILD)/gen/migrations_data.c: scripts/embed-migrations $(wildcard migrations/*.sql)
 	@mkdir -p $(dir $@)
 	scripts/embed-migrations migrations > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/obj/gen/migrations_data.o: $(GEN_C)
+# The file lists are in the rule's text (.files), so adding or removing a file regenerates too.
+$(BUILD)/gen/web_files.c: scripts/embed-files $(WEB_FILES) $(BUILD)/gen/web_files.files
+	scripts/embed-files table umpire_web_files web $(WEB_FILES) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/scenario_files.c: scripts/embed-files $(SCENARIO_FILES) $(BUILD)/gen/scenario_files.files
+	scripts/embed-files table umpire_scenario_files scenarios $(SCENARIO_FILES) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/openapi_base.c: scripts/embed-files $(OPENAPI_BASE)
+	@mkdir -p $(dir $@)
+	scripts/embed-files string umpire_openapi_base $(OPENAPI_BASE) > $@.tmp && mv $@.tmp $@
+
+# Rewritten only when the list changes, so an unchanged list rebuilds nothing.
+$(BUILD)/gen/%.files: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(if $(filter web_files,$*),$(WEB_FILES),$(SCENARIO_FILES))' > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+
+FORCE:
+
+$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 

@@ -180,16 +180,18 @@ static void on_job_done(write_job *job) {
     http_request *req = job->user;
     api_ctx *ctx = job->owner;
     /* Subscribers learn of committed events only: the writer calls this after COMMIT. */
-    if (job->status >= 200 && job->status < 300 && !job->replayed && job->session_id[0])
+    if (job->status >= 200 && job->status < 300 && !job->replayed && job->session_id[0]) {
         live_publish(ctx->live, job->session_id);
+        webhooks_publish(ctx->webhooks, job->session_id);
+    }
     const char *headers = job->replayed ? "Idempotent-Replay: true\r\n" : NULL;
     http_respond_take(req, job->status, JSON_TYPE, headers, job->body, job->body_len);
     job->body = NULL;
     write_job_free(job);
 }
 
-static void submit(api_ctx *ctx, http_request *req, write_job *job) {
-    job->done = on_job_done;
+void api_submit(api_ctx *ctx, http_request *req, write_job *job) {
+    if (!job->done) job->done = on_job_done;
     job->user = req;
     job->owner = ctx;
     if (alloc_guard_failed()) {
@@ -258,13 +260,18 @@ static void post_sessions(api_ctx *ctx, http_request *req, const route_match *m)
         respond_error(req, &e);
         return;
     }
-    submit(ctx, req, job);
+    api_submit(ctx, req, job);
 }
 
 /* Loads a session the request may read: its token's, or anyone's when public. 1 with *s
  * loaded (the caller clears it); 0 when it has answered (404/401/503). */
 int load_readable_session(api_ctx *ctx, http_request *req, const char *id, session_row *s) {
     char role[48];
+    return load_readable_session_role(ctx, req, id, s, role, sizeof role);
+}
+
+int load_readable_session_role(api_ctx *ctx, http_request *req, const char *id, session_row *s,
+                               char *role, size_t rolelen) {
     if (!session_id_valid(id)) {
         respond_no_session(req);
         return 0;
@@ -278,7 +285,7 @@ int load_readable_session(api_ctx *ctx, http_request *req, const char *id, sessi
         respond_no_session(req);
         return 0;
     }
-    if (!authorize(ctx, req, id, strcmp(s->visibility, "public") == 0, role, sizeof role)) {
+    if (!authorize(ctx, req, id, strcmp(s->visibility, "public") == 0, role, rolelen)) {
         session_row_clear(s);
         return 0;
     }
@@ -302,7 +309,8 @@ static void member_integer(json_out *o, const char *sep_name, json_int_t value) 
  * freeing a jansson value for each one. */
 static void get_session(api_ctx *ctx, http_request *req, const route_match *m) {
     session_row s;
-    if (!load_readable_session(ctx, req, m->params[0], &s)) return;
+    char role[48];
+    if (!load_readable_session_role(ctx, req, m->params[0], &s, role, sizeof role)) return;
     json_out o = {0};
     member_string(&o, "{\"session\":{\"id\":", s.id);
     member_string(&o, ",\"ruleset\":", s.ruleset);
@@ -319,6 +327,14 @@ static void get_session(api_ctx *ctx, http_request *req, const route_match *m) {
     if (s.commitment[0]) member_string(&o, ",\"commitment\":", s.commitment);
     json_out_text(&o, "}},\"state\":");
     json_out_value(&o, s.state);
+    if (strcmp(role, "referee") == 0 && webhooks_count(ctx->webhooks)) {
+        /* Delivery state is the referee's: the URLs are secrets (a Discord URL is a key). */
+        json_t *hooks = webhooks_describe_new(ctx->webhooks, s.id);
+        json_out_text(&o, ",\"webhooks\":");
+        json_out_value(&o, hooks);
+        if (!hooks) o.failed = true;
+        json_decref(hooks);
+    }
     json_out_text(&o, "}");
     session_row_clear(&s);
     respond_text(req, 200, &o);
@@ -426,7 +442,7 @@ static void post_action(api_ctx *ctx, http_request *req, const route_match *m) {
         copy_str(job->idempotency_key, sizeof job->idempotency_key, key);
         crypto_sha256(req->body, req->body_len, job->body_digest);
     }
-    submit(ctx, req, job);
+    api_submit(ctx, req, job);
 }
 
 static void post_reveal(api_ctx *ctx, http_request *req, const route_match *m) {
@@ -445,7 +461,7 @@ static void post_reveal(api_ctx *ctx, http_request *req, const route_match *m) {
     }
     copy_str(job->session_id, sizeof job->session_id, id);
     copy_str(job->role, sizeof job->role, role);
-    submit(ctx, req, job);
+    api_submit(ctx, req, job);
 }
 
 /* ---- the route table ---------------------------------------------------------------------- */
@@ -469,6 +485,10 @@ static const route routes[] = {
     {"GET", "/v1/sessions/:/log", api_get_log},
     {"POST", "/v1/rulesets/:/odds", api_post_ruleset_odds},
     {"POST", "/v1/sessions/:/odds", api_post_session_odds},
+    {"PUT", "/v1/sessions/:/webhooks", api_put_webhooks},
+    {"GET", "/v1/sessions/:/webhooks", api_get_webhooks},
+    {"GET", "/v1/scenarios", api_get_scenarios},
+    {"GET", "/v1/scenarios/:", api_get_scenario},
 };
 
 #define NROUTES (sizeof routes / sizeof routes[0])
@@ -502,6 +522,10 @@ static bool match_path(const char *pattern, const char *path, route_match *m) {
 void api_handle(http_request *req, void *user) {
     api_ctx *ctx = user;
     alloc_guard_reset();
+    if (strncmp(req->path, "/v1/", 4) != 0 && strcmp(req->path, "/v1") != 0) {
+        api_serve_static(ctx, req);
+        return;
+    }
     route_match m;
     char allow[64] = "";
     for (size_t i = 0; i < NROUTES; i++) {

@@ -4,10 +4,12 @@
 #ifndef UMPIRE_API_H
 #define UMPIRE_API_H
 
+#include "server/api_assets.h"
 #include "server/http_server.h"
 #include "server/live.h"
 #include "server/store.h"
 #include "server/token_cache.h"
+#include "server/webhooks.h"
 #include "server/writer.h"
 
 typedef struct api_ctx {
@@ -17,8 +19,11 @@ typedef struct api_ctx {
     const char *db_path; /* for worker threads, which open read connections of their own */
     const char *synchronous;
     int64_t busy_timeout_ms;
-    live *live;          /* borrowed: SSE subscribers */
-    token_cache *tokens; /* borrowed: roles of tokens already authenticated (loop thread) */
+    live *live;               /* borrowed: SSE subscribers */
+    token_cache *tokens;      /* borrowed: roles of tokens already authenticated (loop thread) */
+    const api_assets *assets; /* borrowed: web client, scenarios (read-only) */
+    webhooks *webhooks;       /* borrowed: outbound deliveries */
+    const webhook_policy *webhook_policy; /* borrowed: which webhook hosts may be called */
 } api_ctx;
 
 /* An http_handler_fn; user is the api_ctx. */

@@ -34,6 +34,12 @@ int authorize(api_ctx *ctx, http_request *req, const char *id, bool public_ok, c
               size_t rolelen);
 /* 1 with *s loaded (the caller clears it); 0 when it has answered. */
 int load_readable_session(api_ctx *ctx, http_request *req, const char *id, session_row *s);
+/* As load_readable_session, also writing the caller's role ("" for an anonymous reader). */
+int load_readable_session_role(api_ctx *ctx, http_request *req, const char *id, session_row *s,
+                               char *role, size_t rolelen);
+/* Hands job to the writer; answers when it is committed (job->done, when not set, answers with
+ * the job's body and tells live subscribers and webhooks), or at once with 503. */
+void api_submit(api_ctx *ctx, http_request *req, write_job *job);
 /* The JSON object body, or NULL when it has answered 415/400. */
 json_t *json_body_new(http_request *req);
 /* A query parameter as an integer in [min, max]: 0 (absent leaves *out), -1 bad. */
@@ -43,6 +49,14 @@ int query_int(const char *query, const char *name, int64_t min, int64_t max, int
 void api_get_verify(api_ctx *ctx, http_request *req, const route_match *m);
 void api_post_ruleset_odds(api_ctx *ctx, http_request *req, const route_match *m);
 void api_post_session_odds(api_ctx *ctx, http_request *req, const route_match *m);
+/* server/api_webhooks.c */
+void api_put_webhooks(api_ctx *ctx, http_request *req, const route_match *m);
+void api_get_webhooks(api_ctx *ctx, http_request *req, const route_match *m);
+/* server/api_static.c */
+void api_get_scenarios(api_ctx *ctx, http_request *req, const route_match *m);
+void api_get_scenario(api_ctx *ctx, http_request *req, const route_match *m);
+/* Any path outside /v1/: a file of the web client, or 404. */
+void api_serve_static(api_ctx *ctx, http_request *req);
 /* server/api_log.c */
 void api_get_log(api_ctx *ctx, http_request *req, const route_match *m);
 

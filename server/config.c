@@ -17,6 +17,8 @@
 
 #include <arpa/inet.h>
 #include <ctype.h>
+#include "server/webhook_policy.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -65,6 +67,13 @@ typedef struct config_key {
         .size = FIELD_SIZE(field), .min = 1, .max = (int64_t)FIELD_SIZE(field) - 1,                \
         .def_str = (def), .check = (fn), .check_what = (what)                                      \
     }
+/* A string that may be empty (empty meaning "built in"). */
+#define STRING0_KEY(key, field, def, fn, what)                                                     \
+    {                                                                                              \
+        .name = key, .type = KEY_STRING, .offset = FIELD_OFFSET(field, char *),                    \
+        .size = FIELD_SIZE(field), .min = 0, .max = (int64_t)FIELD_SIZE(field) - 1,                \
+        .def_str = (def), .check = (fn), .check_what = (what)                                      \
+    }
 #define ENUM_KEY(key, field, def, values)                                                          \
     {                                                                                              \
         .name = key, .type = KEY_ENUM, .offset = FIELD_OFFSET(field, char *),                      \
@@ -76,6 +85,14 @@ typedef struct config_key {
 
 static int check_listen(const char *value) {
     return config_parse_listen(value, NULL, 0, NULL);
+}
+
+/* Discord's webhook hosts: what a webhook is for out of the box. */
+#define WEBHOOK_DEFAULT_HOSTS "discord.com,*.discord.com,discordapp.com,*.discordapp.com"
+
+static int check_allow_hosts(const char *value) {
+    static webhook_policy p; /* 16 KiB: not for the stack of whoever loads a config */
+    return webhook_policy_init(&p, value, false, NULL, 0);
 }
 
 static const char *const synchronous_values[] = {"full", "normal", NULL};
@@ -101,6 +118,14 @@ static const config_key keys[] = {
     INT_KEY("storage.busy_timeout_ms", busy_timeout_ms, 5000, 1, 600000),
     INT_KEY("storage.group_commit_max", group_commit_max, 64, 1, 65536),
     INT_KEY("storage.writer_queue_max", writer_queue_max, 4096, 1, 1048576),
+    STRING0_KEY("web.root", web_root, "", NULL, NULL),
+    STRING0_KEY("webhooks.allow_hosts", webhook_allow_hosts, WEBHOOK_DEFAULT_HOSTS,
+                check_allow_hosts, "comma-separated host names, IP addresses or *.domain"),
+    BOOL_KEY("webhooks.allow_private_addresses", webhook_allow_private, false),
+    INT_KEY("webhooks.timeout_ms", webhook_timeout_ms, 10000, 1, 600000),
+    INT_KEY("webhooks.max_attempts", webhook_max_attempts, 6, 1, 100),
+    INT_KEY("webhooks.retry_base_ms", webhook_retry_base_ms, 1000, 1, 3600000),
+    INT_KEY("webhooks.queue_max", webhook_queue_max, 1000, 1, 1000000),
     BOOL_KEY("log.access_log", access_log, true),
     ENUM_KEY("log.level", level, "info", level_values),
 };

@@ -25,6 +25,15 @@ typedef struct umpire_config {
     int64_t busy_timeout_ms;  /* 5000 */
     int64_t group_commit_max; /* 64 actions per transaction at most */
     int64_t writer_queue_max; /* 4096 queued writes at most (beyond: 503) */
+    /* [web] */
+    char web_root[4096]; /* "": the client built into the daemon; else a directory */
+    /* [webhooks] */
+    char webhook_allow_hosts[4096]; /* "discord.com,*.discord.com,discordapp.com,..." */
+    bool webhook_allow_private;     /* false: no inside addresses unless listed as IPs */
+    int64_t webhook_timeout_ms;     /* 10000 per attempt */
+    int64_t webhook_max_attempts;   /* 6 per event */
+    int64_t webhook_retry_base_ms;  /* 1000, doubling */
+    int64_t webhook_queue_max;      /* 1000 events behind at most */
     /* [log] */
     bool access_log; /* true */
     char level[16];  /* "info": debug | info | warn | error */

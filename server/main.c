@@ -11,6 +11,10 @@
 #include "server/alloc_guard.h"
 #include "server/api.h"
 #include "server/config.h"
+#include "server/store_webhooks.h"
+#include "server/webhooks.h"
+
+#include <curl/curl.h>
 #include "server/health_check.h"
 #include "server/http_server.h"
 #include "server/log.h"
@@ -38,6 +42,9 @@ typedef struct daemon_state {
     live *live;
     token_cache *tokens;
     api_ctx api;
+    api_assets assets;
+    webhook_policy webhook_policy;
+    webhooks *webhooks;
     uv_signal_t sigint, sigterm;
     uv_timer_t shutdown_timer;
     int stopping;
@@ -59,6 +66,9 @@ static void on_handle_closed(uv_handle_t *h) {
 static void on_writer_closed(void *arg) {
     daemon_state *d = arg;
     d->writer = NULL;
+    /* Deliveries still waiting are dropped: webhooks are told of commits while the daemon runs
+     * (docs/api.md, Webhooks); the events themselves are safe in the database. */
+    webhooks_stop(d->webhooks);
     uv_close((uv_handle_t *)&d->sigint, on_handle_closed);
     uv_close((uv_handle_t *)&d->sigterm, on_handle_closed);
     uv_close((uv_handle_t *)&d->shutdown_timer, on_handle_closed);
@@ -176,6 +186,14 @@ static int open_storage(daemon_state *d) {
     return 0;
 }
 
+/* A session's stored webhooks, at start-up: they resume after the session's current version. */
+static void on_stored_webhooks(void *arg, const char *session_id, const webhook_list *list,
+                               int64_t version) {
+    daemon_state *d = arg;
+    if (webhooks_set(d->webhooks, session_id, list, version) != 0)
+        log_msg(LOG_ERROR, "session %s: out of memory starting its webhooks", session_id);
+}
+
 static int start_http(daemon_state *d) {
     char host[256], err[512];
     int port;
@@ -201,6 +219,33 @@ static int start_http(daemon_state *d) {
     d->api.busy_timeout_ms = d->cfg.busy_timeout_ms;
     d->live = live_new(d->loop, d->reader);
     d->api.live = d->live;
+    if (api_assets_init(&d->assets, d->cfg.web_root, err, sizeof err) != 0) {
+        log_msg(LOG_ERROR, "web client: %s", err);
+        return -1;
+    }
+    d->api.assets = &d->assets;
+    if (webhook_policy_init(&d->webhook_policy, d->cfg.webhook_allow_hosts,
+                            d->cfg.webhook_allow_private, err, sizeof err) != 0) {
+        log_msg(LOG_ERROR, "%s", err);
+        return -1;
+    }
+    webhooks_limits wl = {
+        .timeout_ms = d->cfg.webhook_timeout_ms,
+        .max_attempts = d->cfg.webhook_max_attempts,
+        .retry_base_ms = d->cfg.webhook_retry_base_ms,
+        .queue_max = d->cfg.webhook_queue_max,
+    };
+    d->webhooks = webhooks_new(d->loop, d->reader, &d->webhook_policy, &wl);
+    if (!d->webhooks || store_webhooks_each(d->reader, on_stored_webhooks, d) != 0) {
+        log_msg(LOG_ERROR, "cannot start webhooks: %s",
+                d->webhooks ? "storage error" : "no memory");
+        return -1;
+    }
+    if (webhooks_count(d->webhooks))
+        log_msg(LOG_INFO, "%zu webhook(s) resume from their sessions' current versions",
+                webhooks_count(d->webhooks));
+    d->api.webhooks = d->webhooks;
+    d->api.webhook_policy = &d->webhook_policy;
     d->tokens = token_cache_new(TOKEN_CACHE_SLOTS);
     d->api.tokens = d->tokens;
     if (!d->live || !d->tokens) {
@@ -234,6 +279,11 @@ int main(int argc, char **argv) {
     signal(SIGPIPE, SIG_IGN);
     /* jansson seeds its hash function on first use; do it before any worker thread exists. */
     json_object_seed(0);
+    /* Not thread-safe, so before any thread: libcurl (webhooks) and its TLS library. */
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0) {
+        fprintf(stderr, "umpired: libcurl could not start\n");
+        return 1;
+    }
     d.loop = uv_default_loop();
     if (open_storage(&d) != 0) return 1;
     uv_signal_init(d.loop, &d.sigint);
@@ -244,6 +294,7 @@ int main(int argc, char **argv) {
     uv_signal_start(&d.sigterm, on_signal, SIGTERM);
     if (start_http(&d) != 0) {
         d.stopping = 1;
+        webhooks_stop(d.webhooks);
         if (d.live) live_stop(d.live);
         writer_stop(d.writer, on_writer_closed, &d);
         if (d.http) http_server_free(d.http);
@@ -251,6 +302,8 @@ int main(int argc, char **argv) {
         uv_run(d.loop, UV_RUN_DEFAULT);
         live_free(d.live);
         token_cache_free(d.tokens);
+        api_assets_clear(&d.assets);
+        webhooks_free(d.webhooks);
         store_conn_close(d.reader);
         uv_loop_close(d.loop);
         return 1;
@@ -259,6 +312,8 @@ int main(int argc, char **argv) {
     http_server_free(d.http);
     live_free(d.live);
     token_cache_free(d.tokens);
+    api_assets_clear(&d.assets);
+    webhooks_free(d.webhooks);
     store_conn_close(d.reader);
     uv_loop_close(d.loop);
     return 0;

@@ -1,4 +1,5 @@
 #include "server/session_write.h"
+#include "server/store_webhooks.h"
 
 #include "protocol/api_error.h"
 #include "protocol/jcs.h"
@@ -493,6 +494,20 @@ static void run_reveal(store_conn *conn, session_cache *cache, write_job *job) {
     jcs_out_discard(&written);
 }
 
+/* ---- webhooks: stored beside the session, not in its event stream -------------------------- */
+
+static void run_webhooks(store_conn *conn, session_cache *cache, write_job *job) {
+    session_row *s = load_session(conn, cache, job);
+    if (!s) return;
+    if (store_webhooks_replace(conn, s->id, job->webhooks) != 0) {
+        answer_storage_error(job, conn);
+        return;
+    }
+    /* The loop thread answers with the dispatcher's view once the list is committed. */
+    job->status = 200;
+    job->version = s->version;
+}
+
 void session_write_run(store_conn *conn, session_cache *cache, write_job *job) {
     switch (job->kind) {
     case WRITE_CREATE_SESSION:
@@ -503,6 +518,9 @@ void session_write_run(store_conn *conn, session_cache *cache, write_job *job) {
         break;
     case WRITE_REVEAL:
         run_reveal(conn, cache, job);
+        break;
+    case WRITE_WEBHOOKS:
+        run_webhooks(conn, cache, job);
         break;
     }
 }

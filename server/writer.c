@@ -40,6 +40,7 @@ void write_job_free(write_job *job) {
     if (!job) return;
     create_request_clear(&job->create);
     action_envelope_clear(&job->action);
+    free(job->webhooks);
     free(job->body);
     free(job);
 }

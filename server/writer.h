@@ -7,13 +7,14 @@
 #define UMPIRE_WRITER_H
 
 #include "protocol/requests.h"
+#include "protocol/webhook_request.h"
 #include "server/store.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <uv.h>
 
-typedef enum { WRITE_CREATE_SESSION, WRITE_ACTION, WRITE_REVEAL } write_kind;
+typedef enum { WRITE_CREATE_SESSION, WRITE_ACTION, WRITE_REVEAL, WRITE_WEBHOOKS } write_kind;
 
 typedef struct write_job {
     write_kind kind;
@@ -21,6 +22,7 @@ typedef struct write_job {
     char role[48];          /* "referee" or "side:<name>", authenticated on the loop thread */
     create_request create;  /* WRITE_CREATE_SESSION */
     action_envelope action; /* WRITE_ACTION */
+    webhook_list *webhooks; /* WRITE_WEBHOOKS: owned (a pointer: 16 KiB is not for every job) */
     bool has_idempotency_key;
     char idempotency_key[IDEMPOTENCY_KEY_MAX + 1];
     uint8_t body_digest[32];
@@ -29,7 +31,8 @@ typedef struct write_job {
     int status;
     char *body; /* owned, malloc'd */
     size_t body_len;
-    bool replayed; /* an idempotent replay of a stored answer */
+    bool replayed;   /* an idempotent replay of a stored answer */
+    int64_t version; /* WRITE_WEBHOOKS: the session's version when the list was stored */
 
     /* Called on the loop thread once the answer is final (committed or failed). */
     void (*done)(struct write_job *job);

@@ -37,6 +37,13 @@ static const struct {
     {"storage.synchronous", "\"normal\""}, {"storage.busy_timeout_ms", "10"},
     {"storage.group_commit_max", "11"},    {"storage.writer_queue_max", "12"},
     {"log.access_log", "false"},           {"log.level", "\"debug\""},
+    {"web.root", "\"/srv/umpire/web\""},
+    {"webhooks.allow_hosts", "\"hooks.example.org, *.example.net, 192.0.2.7\""},
+    {"webhooks.allow_private_addresses", "true"},
+    {"webhooks.timeout_ms", "13"},
+    {"webhooks.max_attempts", "14"},
+    {"webhooks.retry_base_ms", "15"},
+    {"webhooks.queue_max", "16"},
 };
 #define NON_DEFAULT_COUNT (sizeof non_default / sizeof non_default[0])
 
@@ -114,7 +121,7 @@ static void write_temp(char path[64], const char *text, size_t len) {
 
 static void test_key_table(void **state) {
     (void)state;
-    assert_int_equal(config_key_count(), 16);
+    assert_int_equal(config_key_count(), 23);
     for (size_t i = 0; i < config_key_count(); i++) {
         const char *name = config_key_name(i);
         assert_non_null(name);
@@ -321,6 +328,19 @@ static void test_wrong_types(void **state) {
                  "test.toml:4: ", "key 'storage.synchronous' must be one of full, normal");
     expect_error("server = 1\n", "test.toml:1: ", "key 'server' must be a table, not an integer");
     expect_error("[[server]]\n", "test.toml:1: ", "key 'server' must be a table, not an array");
+}
+
+/* [webhooks] allow_hosts is checked as the daemon reads it (server/webhook_policy.c). */
+static void test_webhook_hosts(void **state) {
+    (void)state;
+    expect_error("[webhooks]\nallow_hosts = \"discord.com, bad host\"\n", "test.toml:2: ",
+                 "'webhooks.allow_hosts'");
+    expect_error("[webhooks]\nallow_hosts = \"a.*.com\"\n", "test.toml:2: ",
+                 "'webhooks.allow_hosts'");
+    umpire_config cfg = defaults();
+    expect_ok("[webhooks]\nallow_hosts = \"\"\n", &cfg);
+    assert_string_equal(cfg.webhook_allow_hosts, "");
+    expect_ok("[webhooks]\nallow_hosts = \"[::1], *.example.org\"\n", &cfg);
 }
 
 static void test_out_of_range(void **state) {
@@ -630,6 +650,7 @@ int main(void) {
         cmocka_unit_test(test_files),
         cmocka_unit_test(test_parse_listen),
         cmocka_unit_test(test_equal),
+        cmocka_unit_test(test_webhook_hosts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

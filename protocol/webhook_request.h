@@ -1,0 +1,35 @@
+/* PUT /v1/sessions/{id}/webhooks: {"webhooks": [{"url": "https://...", "format": "discord"}]}
+ * decoded into a typed list. Only the shape is judged here; whether a URL's host may be called
+ * is the daemon's policy (server/webhook_policy.h). */
+#ifndef UMPIRE_WEBHOOK_REQUEST_H
+#define UMPIRE_WEBHOOK_REQUEST_H
+
+#include "protocol/api_error.h"
+
+#include <jansson.h>
+#include <stddef.h>
+
+#define WEBHOOKS_MAX    8    /* per session */
+#define WEBHOOK_URL_MAX 2048 /* bytes */
+
+typedef enum { WEBHOOK_DISCORD, WEBHOOK_EVENT } webhook_format;
+
+typedef struct webhook_spec {
+    char url[WEBHOOK_URL_MAX + 1];
+    webhook_format format;
+} webhook_spec;
+
+typedef struct webhook_list {
+    size_t n;
+    webhook_spec hooks[WEBHOOKS_MAX];
+} webhook_list;
+
+/* 0, or -1 with 400 invalid_field naming the field (`webhooks[1].url`). */
+int webhook_list_decode(const json_t *body, webhook_list *out, api_error *err);
+
+/* "discord" / "event". */
+const char *webhook_format_name(webhook_format f);
+/* 0 and *out, or -1 for any other name. */
+int webhook_format_parse(const char *name, webhook_format *out);
+
+#endif

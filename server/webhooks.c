@@ -1,0 +1,616 @@
+#include "server/webhooks.h"
+
+#include "protocol/json_out.h"
+#include "server/log.h"
+
+#include <arpa/inet.h>
+#include <curl/curl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+
+#ifndef UMPIRE_VERSION
+#define UMPIRE_VERSION "0.0.0"
+#endif
+
+/* Transfers running at once over every hook; curl queues the rest. A burst of sessions cannot
+ * open an unbounded number of sockets. */
+#define WEBHOOK_CONNECTIONS_MAX 64
+
+typedef enum { HOOK_IDLE, HOOK_SENDING, HOOK_WAITING } hook_state;
+
+typedef struct hook {
+    webhooks *owner;
+    struct hook *next;
+    char session_id[33];
+    int id; /* 1.. in the order the referee listed them */
+    char url[WEBHOOK_URL_MAX + 1];
+    webhook_format format;
+    bool private_ok; /* may connect to inside addresses (webhook_policy_check_url) */
+    bool removed;    /* replaced or stopping: its timer is closing, then it is freed */
+    hook_state state;
+    int64_t cursor; /* delivered_seq: the last seq delivered or given up */
+    int64_t head;   /* the session's version when last looked at */
+    int64_t attempts, delivered, failed, dropped;
+    long last_status; /* 0: none yet */
+    char last_error[192];
+    uint64_t next_attempt_at; /* uv_now, while waiting */
+    uv_timer_t retry;
+    /* the transfer in flight */
+    CURL *easy;
+    char *body;
+    long retry_after_s;
+    char refused[96]; /* why the last connection was refused by the address check */
+} hook;
+
+typedef struct sock_ctx {
+    uv_poll_t poll;
+    curl_socket_t fd;
+    webhooks *owner;
+    struct sock_ctx *next, *prev;
+} sock_ctx;
+
+struct webhooks {
+    uv_loop_t *loop;
+    store_conn *reader;
+    const webhook_policy *policy;
+    webhooks_limits lim;
+    CURLM *multi;
+    uv_timer_t curl_timer;
+    struct curl_slist *headers;
+    hook *hooks;
+    size_t nhooks;
+    sock_ctx *socks;
+    sqlite3_stmt *st_version, *st_event;
+    bool stopped;
+};
+
+/* ---- reading what to send ------------------------------------------------------------------ */
+
+/* The session's version, or -1 on a storage error. */
+static int64_t session_version(webhooks *w, const char *session_id) {
+    sqlite3_stmt *st = w->st_version;
+    sqlite3_reset(st);
+    sqlite3_bind_text(st, 1, session_id, -1, SQLITE_STATIC);
+    int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+    sqlite3_reset(st);
+    return v;
+}
+
+static const char *column_text(sqlite3_stmt *st, int i) {
+    const char *s = (const char *)sqlite3_column_text(st, i);
+    return s ? s : "";
+}
+
+/* A line for an event without a summary of its own (session_created, dice_seed_revealed). */
+static void fallback_line(const char *type, json_t *data, int64_t seq, char *out, size_t cap) {
+    if (strcmp(type, "session_created") == 0)
+        snprintf(out, cap, "Session created: %s (%s)",
+                 json_string_value(json_object_get(data, "title")) ?: "untitled",
+                 json_string_value(json_object_get(data, "ruleset")) ?: "?");
+    else if (strcmp(type, "dice_seed_revealed") == 0)
+        snprintf(out, cap,
+                 "The referee revealed the dice seed (commitment %.16s...); dice up to "
+                 "nonce %lld can now be checked",
+                 json_string_value(json_object_get(data, "commitment")) ?: "?",
+                 (long long)json_integer_value(json_object_get(data, "last_nonce")));
+    else
+        snprintf(out, cap, "%s (event %lld)", type, (long long)seq);
+}
+
+/* The body of the delivery of event seq (malloc'd), or NULL on a storage error or no memory. */
+static char *event_body_new(webhooks *w, const hook *h, int64_t seq) {
+    sqlite3_stmt *st = w->st_event;
+    sqlite3_reset(st);
+    sqlite3_bind_text(st, 1, h->session_id, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, seq);
+    char *out = NULL;
+    if (sqlite3_step(st) != SQLITE_ROW) goto done;
+    const char *type = column_text(st, 3), *data_text = column_text(st, 4);
+    json_t *data = json_loads(data_text, 0, NULL);
+    if (!data) goto done;
+    json_out o = {0};
+    if (h->format == WEBHOOK_EVENT) {
+        /* As GET /events answers it: seq, ts, actor, type, data, prev, hash. */
+        json_out_text(&o, "{\"seq\":");
+        json_out_integer(&o, seq);
+        json_out_text(&o, ",\"ts\":");
+        json_out_string(&o, column_text(st, 1));
+        json_out_text(&o, ",\"actor\":");
+        json_out_string(&o, column_text(st, 2));
+        json_out_text(&o, ",\"type\":");
+        json_out_string(&o, type);
+        json_out_text(&o, ",\"data\":");
+        json_out_value(&o, data);
+        json_out_text(&o, ",\"prev\":");
+        json_out_string(&o, column_text(st, 5));
+        json_out_text(&o, ",\"hash\":");
+        json_out_string(&o, column_text(st, 6));
+        json_out_text(&o, "}");
+    } else {
+        char line[WEBHOOK_DISCORD_MAX * 4 + 1];
+        const char *summary = json_string_value(json_object_get(data, "summary"));
+        if (summary)
+            snprintf(line, sizeof line, "%s", summary);
+        else
+            fallback_line(type, data, seq, line, sizeof line);
+        /* Discord refuses content over 2000 characters: cut at a character boundary. */
+        size_t chars = 0, i = 0;
+        for (; line[i]; i++) {
+            if (((unsigned char)line[i] & 0xc0) != 0x80 && ++chars > WEBHOOK_DISCORD_MAX) break;
+        }
+        line[i] = '\0';
+        json_out_text(&o, "{\"content\":");
+        json_out_string(&o, line);
+        json_out_text(&o, "}");
+    }
+    json_decref(data);
+    out = json_out_finish(&o, NULL);
+done:
+    sqlite3_reset(st);
+    return out;
+}
+
+/* ---- one hook's delivery ------------------------------------------------------------------- */
+
+static void kick(hook *h);
+
+static void set_error(hook *h, const char *fmt, const char *detail) {
+    snprintf(h->last_error, sizeof h->last_error, fmt, detail);
+}
+
+static void on_retry(uv_timer_t *t) {
+    hook *h = t->data;
+    h->state = HOOK_IDLE;
+    kick(h);
+}
+
+static void wait_retry(hook *h) {
+    int64_t delay = h->owner->lim.retry_base_ms;
+    for (int64_t i = 1; i < h->attempts && delay < WEBHOOK_BACKOFF_MAX_MS; i++)
+        delay *= 2;
+    if (h->retry_after_s > 0 && h->retry_after_s * 1000 > delay) delay = h->retry_after_s * 1000;
+    if (delay > WEBHOOK_BACKOFF_MAX_MS) delay = WEBHOOK_BACKOFF_MAX_MS;
+    h->state = HOOK_WAITING;
+    h->next_attempt_at = uv_now(h->owner->loop) + (uint64_t)delay;
+    uv_timer_start(&h->retry, on_retry, (uint64_t)delay, 0);
+}
+
+/* The current event is done with: delivered, or given up. */
+static void next_event(hook *h, bool delivered) {
+    if (delivered)
+        h->delivered++;
+    else
+        h->failed++;
+    h->cursor++;
+    h->attempts = 0;
+    h->state = HOOK_IDLE;
+    kick(h);
+}
+
+/* An attempt failed in a way worth retrying. */
+static void attempt_failed(hook *h) {
+    if (h->attempts >= h->owner->lim.max_attempts) {
+        log_msg(LOG_WARN, "webhook %d of session %s: gave up on event %lld after %lld attempts: %s",
+                h->id, h->session_id, (long long)(h->cursor + 1), (long long)h->attempts,
+                h->last_error);
+        next_event(h, false);
+    } else {
+        wait_retry(h);
+    }
+}
+
+static size_t discard_body(char *p, size_t size, size_t n, void *arg) {
+    (void)p, (void)arg;
+    return size * n;
+}
+
+static size_t on_header(char *p, size_t size, size_t n, void *arg) {
+    hook *h = arg;
+    size_t len = size * n;
+    if (len > 12 && strncasecmp(p, "retry-after:", 12) == 0) {
+        char buf[32];
+        size_t m = len - 12 < sizeof buf - 1 ? len - 12 : sizeof buf - 1;
+        memcpy(buf, p + 12, m);
+        buf[m] = '\0';
+        long s = strtol(buf, NULL, 10); /* seconds; an HTTP date reads as 0: plain backoff */
+        h->retry_after_s = s > 0 ? s : 0;
+    }
+    return len;
+}
+
+/* Every connection a webhook opens passes here: an inside address is refused unless allowed,
+ * whatever name led to it. */
+static curl_socket_t open_socket(void *arg, curlsocktype purpose, struct curl_sockaddr *a) {
+    hook *h = arg;
+    (void)purpose;
+    if (!h->private_ok && webhook_address_is_inside(&a->addr)) {
+        char ip[INET6_ADDRSTRLEN] = "?";
+        const void *src =
+            a->family == AF_INET6
+                ? (const void *)&((const struct sockaddr_in6 *)(const void *)&a->addr)->sin6_addr
+                : (const void *)&((const struct sockaddr_in *)(const void *)&a->addr)->sin_addr;
+        inet_ntop(a->family, src, ip, sizeof ip);
+        snprintf(h->refused, sizeof h->refused, "%s", ip);
+        return CURL_SOCKET_BAD;
+    }
+    return socket(a->family, a->socktype, a->protocol);
+}
+
+static void start_transfer(hook *h) {
+    webhooks *w = h->owner;
+    h->body = event_body_new(w, h, h->cursor + 1);
+    if (!h->body) {
+        h->attempts++;
+        set_error(h, "%s", "the event could not be read from the database");
+        attempt_failed(h);
+        return;
+    }
+    CURL *e = curl_easy_init();
+    if (!e) {
+        free(h->body);
+        h->body = NULL;
+        h->attempts++;
+        set_error(h, "%s", "out of memory starting the request");
+        attempt_failed(h);
+        return;
+    }
+    curl_easy_setopt(e, CURLOPT_URL, h->url);
+    curl_easy_setopt(e, CURLOPT_POSTFIELDS, h->body);
+    curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE, (long)strlen(h->body));
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, w->headers);
+    curl_easy_setopt(e, CURLOPT_USERAGENT, "umpired/" UMPIRE_VERSION);
+    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)w->lim.timeout_ms);
+    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
+    /* No proxy from the environment: the address check must see the receiver's address. */
+    curl_easy_setopt(e, CURLOPT_PROXY, "");
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, discard_body);
+    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(e, CURLOPT_HEADERDATA, h);
+    curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, open_socket);
+    curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, h);
+    curl_easy_setopt(e, CURLOPT_PRIVATE, h);
+    h->retry_after_s = 0;
+    h->refused[0] = '\0';
+    h->attempts++;
+    if (curl_multi_add_handle(w->multi, e) != CURLM_OK) {
+        curl_easy_cleanup(e);
+        free(h->body);
+        h->body = NULL;
+        set_error(h, "%s", "the request could not be started");
+        attempt_failed(h);
+        return;
+    }
+    h->easy = e;
+    h->state = HOOK_SENDING;
+}
+
+/* Ends the transfer in flight, if any (no verdict). */
+static void drop_transfer(hook *h) {
+    if (h->easy) {
+        curl_multi_remove_handle(h->owner->multi, h->easy);
+        curl_easy_cleanup(h->easy);
+        h->easy = NULL;
+    }
+    free(h->body);
+    h->body = NULL;
+}
+
+static void transfer_done(hook *h, CURLcode res, long status) {
+    drop_transfer(h);
+    if (res == CURLE_OK) {
+        h->last_status = status;
+        if (status >= 200 && status < 300) {
+            h->last_error[0] = '\0';
+            next_event(h, true);
+            return;
+        }
+        char what[48];
+        snprintf(what, sizeof what, "%ld", status);
+        set_error(h, "the receiver answered HTTP %s", what);
+        if (status == 429 || status >= 500 || status < 200) {
+            attempt_failed(h);
+        } else { /* another 4xx: asking again would get the same answer */
+            log_msg(LOG_WARN, "webhook %d of session %s: event %lld refused with HTTP %ld", h->id,
+                    h->session_id, (long long)(h->cursor + 1), status);
+            next_event(h, false);
+        }
+        return;
+    }
+    if (h->refused[0])
+        set_error(h,
+                  "refused to connect to %s: an inside address, not allowed "
+                  "(webhooks.allow_private_addresses)",
+                  h->refused);
+    else
+        set_error(h, "%s", curl_easy_strerror(res));
+    attempt_failed(h);
+}
+
+static void kick(hook *h) {
+    webhooks *w = h->owner;
+    if (h->state != HOOK_IDLE || h->removed || w->stopped) return;
+    if (h->head <= h->cursor) return;
+    if (h->head - h->cursor > w->lim.queue_max) {
+        int64_t skip = h->head - h->cursor - w->lim.queue_max;
+        log_msg(LOG_WARN, "webhook %d of session %s: %lld events behind, dropping the oldest %lld",
+                h->id, h->session_id, (long long)(h->head - h->cursor), (long long)skip);
+        h->dropped += skip;
+        h->cursor += skip;
+    }
+    start_transfer(h);
+}
+
+/* ---- curl's multi socket interface on the loop ------------------------------------------- */
+
+static void check_done(webhooks *w) {
+    CURLMsg *msg;
+    int left;
+    while ((msg = curl_multi_info_read(w->multi, &left)) != NULL) {
+        if (msg->msg != CURLMSG_DONE) continue;
+        CURL *e = msg->easy_handle;
+        CURLcode res = msg->data.result; /* msg is gone once the handle is removed */
+        hook *h = NULL;
+        long status = 0;
+        curl_easy_getinfo(e, CURLINFO_PRIVATE, (char **)&h);
+        curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
+        if (h && h->easy == e) transfer_done(h, res, status);
+    }
+}
+
+static void on_poll(uv_poll_t *p, int status, int events) {
+    sock_ctx *sc = p->data;
+    webhooks *w = sc->owner;
+    int flags = 0, running;
+    if (status < 0) flags = CURL_CSELECT_ERR;
+    if (events & UV_READABLE) flags |= CURL_CSELECT_IN;
+    if (events & UV_WRITABLE) flags |= CURL_CSELECT_OUT;
+    curl_multi_socket_action(w->multi, sc->fd, flags, &running);
+    check_done(w);
+}
+
+static void on_sock_closed(uv_handle_t *hd) {
+    free(hd->data);
+}
+
+static void sock_release(webhooks *w, sock_ctx *sc) {
+    if (sc->prev)
+        sc->prev->next = sc->next;
+    else
+        w->socks = sc->next;
+    if (sc->next) sc->next->prev = sc->prev;
+    uv_poll_stop(&sc->poll);
+    uv_close((uv_handle_t *)&sc->poll, on_sock_closed);
+}
+
+static int on_socket(CURL *e, curl_socket_t fd, int what, void *arg, void *socketp) {
+    (void)e;
+    webhooks *w = arg;
+    sock_ctx *sc = socketp;
+    if (what == CURL_POLL_REMOVE) {
+        if (sc) {
+            curl_multi_assign(w->multi, fd, NULL);
+            sock_release(w, sc);
+        }
+        return 0;
+    }
+    if (!sc) {
+        sc = calloc(1, sizeof *sc);
+        if (!sc) return -1;
+        if (uv_poll_init_socket(w->loop, &sc->poll, fd) != 0) {
+            free(sc);
+            return -1;
+        }
+        sc->fd = fd;
+        sc->owner = w;
+        sc->poll.data = sc;
+        sc->next = w->socks;
+        if (w->socks) w->socks->prev = sc;
+        w->socks = sc;
+        curl_multi_assign(w->multi, fd, sc);
+    }
+    int ev = 0;
+    if (what & CURL_POLL_IN) ev |= UV_READABLE;
+    if (what & CURL_POLL_OUT) ev |= UV_WRITABLE;
+    uv_poll_start(&sc->poll, ev, on_poll);
+    return 0;
+}
+
+static void on_curl_timeout(uv_timer_t *t) {
+    webhooks *w = t->data;
+    int running;
+    curl_multi_socket_action(w->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+    check_done(w);
+}
+
+static int on_curl_timer(CURLM *m, long timeout_ms, void *arg) {
+    (void)m;
+    webhooks *w = arg;
+    if (w->stopped) return 0;
+    if (timeout_ms < 0)
+        uv_timer_stop(&w->curl_timer);
+    else /* 0 means "now": from the next loop iteration, never from inside curl */
+        uv_timer_start(&w->curl_timer, on_curl_timeout, (uint64_t)timeout_ms, 0);
+    return 0;
+}
+
+/* ---- the registry -------------------------------------------------------------------------- */
+
+webhooks *webhooks_new(uv_loop_t *loop, store_conn *reader, const webhook_policy *policy,
+                       const webhooks_limits *limits) {
+    webhooks *w = calloc(1, sizeof *w);
+    if (!w) return NULL;
+    w->loop = loop;
+    w->reader = reader;
+    w->policy = policy;
+    w->lim = *limits;
+    w->multi = curl_multi_init();
+    w->headers = curl_slist_append(NULL, "Content-Type: application/json");
+    /* No "Expect: 100-continue" round trip before the body. */
+    struct curl_slist *h2 = w->headers ? curl_slist_append(w->headers, "Expect:") : NULL;
+    if (h2) w->headers = h2;
+    if (!w->multi || !h2 ||
+        sqlite3_prepare_v2(reader->db, "SELECT version FROM sessions WHERE id = ?1", -1,
+                           &w->st_version, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(reader->db,
+                           "SELECT seq, ts, actor, type, data, prev, hash FROM events "
+                           "WHERE session_id = ?1 AND seq = ?2",
+                           -1, &w->st_event, NULL) != SQLITE_OK) {
+        sqlite3_finalize(w->st_version);
+        sqlite3_finalize(w->st_event);
+        curl_slist_free_all(w->headers);
+        if (w->multi) curl_multi_cleanup(w->multi);
+        free(w);
+        return NULL;
+    }
+    curl_multi_setopt(w->multi, CURLMOPT_SOCKETFUNCTION, on_socket);
+    curl_multi_setopt(w->multi, CURLMOPT_SOCKETDATA, w);
+    curl_multi_setopt(w->multi, CURLMOPT_TIMERFUNCTION, on_curl_timer);
+    curl_multi_setopt(w->multi, CURLMOPT_TIMERDATA, w);
+    curl_multi_setopt(w->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)WEBHOOK_CONNECTIONS_MAX);
+    uv_timer_init(loop, &w->curl_timer);
+    w->curl_timer.data = w;
+    return w;
+}
+
+static void on_hook_closed(uv_handle_t *hd) {
+    free(hd->data);
+}
+
+/* Unlinks nothing: cancels h's transfer and timer and frees it once the timer is closed. */
+static void hook_retire(hook *h) {
+    h->removed = true;
+    drop_transfer(h);
+    uv_timer_stop(&h->retry);
+    uv_close((uv_handle_t *)&h->retry, on_hook_closed);
+}
+
+int webhooks_set(webhooks *w, const char *session_id, const webhook_list *list, int64_t version) {
+    if (w->stopped) return -1;
+    /* Build the new hooks first, so that running out of memory changes nothing. */
+    hook *fresh[WEBHOOKS_MAX] = {0};
+    for (size_t i = 0; i < list->n; i++) {
+        hook *h = calloc(1, sizeof *h);
+        if (!h) {
+            for (size_t j = 0; j < i; j++)
+                free(fresh[j]);
+            return -1;
+        }
+        char host[WEBHOOK_HOST_MAX];
+        h->owner = w;
+        memcpy(h->session_id, session_id, 33);
+        h->id = (int)i + 1;
+        memcpy(h->url, list->hooks[i].url, sizeof h->url);
+        h->format = list->hooks[i].format;
+        if (webhook_policy_check_url(w->policy, h->url, host, sizeof host, &h->private_ok) !=
+            WEBHOOK_URL_OK)
+            h->private_ok = false; /* the caller checked; a URL that now fails stays fenced */
+        h->cursor = h->head = version;
+        fresh[i] = h;
+    }
+    for (hook **pp = &w->hooks; *pp;) {
+        hook *h = *pp;
+        if (strcmp(h->session_id, session_id) == 0) {
+            *pp = h->next;
+            w->nhooks--;
+            hook_retire(h);
+        } else {
+            pp = &h->next;
+        }
+    }
+    /* Appended in order, so that describe lists them as the referee did. */
+    hook **tail = &w->hooks;
+    while (*tail)
+        tail = &(*tail)->next;
+    for (size_t i = 0; i < list->n; i++) {
+        uv_timer_init(w->loop, &fresh[i]->retry);
+        fresh[i]->retry.data = fresh[i];
+        *tail = fresh[i];
+        tail = &fresh[i]->next;
+        w->nhooks++;
+    }
+    return 0;
+}
+
+void webhooks_publish(webhooks *w, const char *session_id) {
+    if (!w || !w->hooks) return; /* the common case: no webhooks anywhere, no query */
+    int64_t version = -2;
+    for (hook *h = w->hooks; h; h = h->next) {
+        if (strcmp(h->session_id, session_id) != 0) continue;
+        if (version == -2) version = session_version(w, session_id);
+        if (version < 0) return; /* storage error: the next commit tries again */
+        if (version > h->head) h->head = version;
+        kick(h);
+    }
+}
+
+static const char *state_name(hook_state s) {
+    return s == HOOK_SENDING ? "sending" : s == HOOK_WAITING ? "waiting_retry" : "idle";
+}
+
+json_t *webhooks_describe_new(webhooks *w, const char *session_id) {
+    json_t *list = json_array();
+    if (!list) return NULL;
+    int64_t version = -2;
+    for (hook *h = w->hooks; h; h = h->next) {
+        if (strcmp(h->session_id, session_id) != 0) continue;
+        if (version == -2) version = session_version(w, session_id);
+        if (version > h->head) h->head = version;
+        json_t *next_in = json_null();
+        if (h->state == HOOK_WAITING) {
+            uint64_t now = uv_now(w->loop);
+            next_in =
+                json_integer(h->next_attempt_at > now ? (json_int_t)(h->next_attempt_at - now) : 0);
+        }
+        json_t *d =
+            json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o}", "state",
+                      state_name(h->state), "delivered_seq", (json_int_t)h->cursor, "pending",
+                      (json_int_t)(h->head > h->cursor ? h->head - h->cursor : 0), "attempts",
+                      (json_int_t)h->attempts, "delivered", (json_int_t)h->delivered, "failed",
+                      (json_int_t)h->failed, "dropped", (json_int_t)h->dropped, "last_status",
+                      h->last_status ? json_integer(h->last_status) : json_null(), "last_error",
+                      h->last_error[0] ? json_string(h->last_error) : json_null(),
+                      "next_attempt_in_ms", next_in);
+        if (!d || json_array_append_new(
+                      list, json_pack("{s:i, s:s, s:s, s:o}", "id", h->id, "url", h->url, "format",
+                                      webhook_format_name(h->format), "delivery", d)) != 0) {
+            json_decref(list);
+            return NULL;
+        }
+    }
+    return list;
+}
+
+size_t webhooks_count(const webhooks *w) {
+    return w ? w->nhooks : 0;
+}
+
+void webhooks_stop(webhooks *w) {
+    if (!w || w->stopped) return;
+    w->stopped = true;
+    while (w->hooks) {
+        hook *h = w->hooks;
+        w->hooks = h->next;
+        hook_retire(h);
+    }
+    w->nhooks = 0;
+    uv_timer_stop(&w->curl_timer);
+    uv_close((uv_handle_t *)&w->curl_timer, NULL);
+    curl_multi_cleanup(w->multi); /* closes cached connections (their sockets leave on_socket) */
+    w->multi = NULL;
+    while (w->socks)
+        sock_release(w, w->socks);
+}
+
+void webhooks_free(webhooks *w) {
+    if (!w) return;
+    sqlite3_finalize(w->st_version);
+    sqlite3_finalize(w->st_event);
+    curl_slist_free_all(w->headers);
+    free(w);
+}

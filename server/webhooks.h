@@ -1,0 +1,57 @@
+/* Webhooks: after each commit, every event of a session is POSTed to the URLs its referee set
+ * (PUT /v1/sessions/{id}/webhooks), as Discord's webhook body ({"content": summary}) or as the
+ * raw event. Outbound HTTP is libcurl's multi socket interface driven by this libuv loop, so a
+ * slow or dead receiver costs the game nothing: the loop never waits on it.
+ *
+ * Like live.c's subscribers, a hook holds no queue of events: it remembers the last seq it
+ * delivered (or gave up on) and reads the next one from the database when it is free. One
+ * request is in flight per hook, so a receiver sees events in order. The backlog is bounded by
+ * queue_max: a hook further behind skips the oldest events (counted as dropped). Failures are
+ * retried with exponential backoff (429's Retry-After honoured) up to max_attempts, then the
+ * event is given up (counted as failed) and the next one goes.
+ *
+ * Delivery state lives in memory; the list of URLs is stored (server/store_webhooks.h). After a
+ * restart a hook resumes from the session's version at start-up. Loop thread only. */
+#ifndef UMPIRE_WEBHOOKS_H
+#define UMPIRE_WEBHOOKS_H
+
+#include "protocol/webhook_request.h"
+#include "server/store.h"
+#include "server/webhook_policy.h"
+
+#include <jansson.h>
+#include <stdint.h>
+#include <uv.h>
+
+typedef struct webhooks_limits {
+    int64_t timeout_ms;    /* per attempt */
+    int64_t max_attempts;  /* per event */
+    int64_t retry_base_ms; /* first backoff; doubles per attempt, at most WEBHOOK_BACKOFF_MAX_MS */
+    int64_t queue_max;     /* events a hook may fall behind before the oldest are dropped */
+} webhooks_limits;
+
+#define WEBHOOK_BACKOFF_MAX_MS 60000
+#define WEBHOOK_DISCORD_MAX    2000 /* characters of a Discord message's content */
+
+typedef struct webhooks webhooks;
+
+/* reader is borrowed (the loop thread's read connection); policy is borrowed and must outlive
+ * the dispatcher (it judges each connection's address). NULL on failure. */
+webhooks *webhooks_new(uv_loop_t *loop, store_conn *reader, const webhook_policy *policy,
+                       const webhooks_limits *limits);
+/* Replaces a session's hooks (an empty list removes them); each starts after `version`. Every
+ * URL must have passed webhook_policy_check_url. 0, or -1 out of memory (nothing changed). */
+int webhooks_set(webhooks *w, const char *session_id, const webhook_list *list, int64_t version);
+/* The session committed events: hooks that are free send the next one. */
+void webhooks_publish(webhooks *w, const char *session_id);
+/* [{"id", "url", "format", "delivery": {...}}] for the session (docs/api.md), new reference;
+ * NULL out of memory. */
+json_t *webhooks_describe_new(webhooks *w, const char *session_id);
+/* Hooks registered, over every session. */
+size_t webhooks_count(const webhooks *w);
+/* Cancels every transfer and timer and closes the handles (the loop then runs them out). */
+void webhooks_stop(webhooks *w);
+/* After webhooks_stop and the loop has run; before the reader is closed. */
+void webhooks_free(webhooks *w);
+
+#endif
