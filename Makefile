@@ -147,6 +147,7 @@ test-run:
 	@scripts/run-unit-tests $(BUILD)/tests
 	$(TEST_ENV) UMPIRED=$(BUILD)/umpired UMPIRE_VERIFY=$(BUILD)/umpire-verify HTTP_HARNESS=$(BUILD)/tests/http_harness \
 	  $(PYTHON) -m pytest -q -p no:cacheprovider $(PY_SUITES)
+	$(TEST_ENV) scripts/run-browser-tests $(BUILD)
 	$(MAKE) --no-print-directory fuzz-smoke
 
 # ---- fuzzing (fuzz/fuzz.mk: targets fuzz, fuzz-smoke), benchmark (bench/bench.mk: bench) -----

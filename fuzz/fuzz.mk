@@ -27,11 +27,12 @@ FUZZ_CPPFLAGS := -D_GNU_SOURCE -DUMPIRE_VERSION='"$(VERSION)"' -DUMPIRE_SOURCE_D
 FUZZ_LIB_CFLAGS   := -std=c11 -Wall -Wextra $(FUZZ_OPT) $(FUZZ_SAN) -fsanitize=fuzzer-no-link
 FUZZ_LIB_CXXFLAGS := -std=c++17 -Wall -Wextra $(FUZZ_OPT) $(FUZZ_SAN) -fsanitize=fuzzer-no-link
 FUZZ_CFLAGS   := -std=c11 -Wall -Wextra -Werror $(FUZZ_OPT) $(FUZZ_SAN) -fsanitize=fuzzer
-FUZZ_LDLIBS   := -luv -ljansson -lsqlite3 -lcrypto -lpthread -lstdc++ -lm
+FUZZ_LDLIBS   := -luv -ljansson -lsqlite3 -lcurl -lcrypto -lpthread -lstdc++ -lm
 
 # target:max_len (bytes)
 FUZZ_SPECS    := fuzz_http:16384 fuzz_action_decode:4096 fuzz_rules_resolve:2048 \
-                 fuzz_notation:512 fuzz_config:4096 fuzz_verify:32768
+                 fuzz_notation:512 fuzz_config:4096 fuzz_verify:32768 \
+                 fuzz_webhook_request:4096
 FUZZ_TARGETS  := $(foreach s,$(FUZZ_SPECS),$(firstword $(subst :, ,$(s))))
 FUZZ_BINS     := $(FUZZ_TARGETS:%=$(FUZZ_BIN)/%)
 
@@ -40,7 +41,7 @@ FUZZ_LIB_C    := $(filter-out server/main.c server/umpire_verify.c,\
 FUZZ_LIB_CXX  := $(wildcard server/*.cpp)
 FUZZ_LIB_OBJ  := $(FUZZ_LIB_C:%.c=$(FUZZ_OBJ)/%.o) $(FUZZ_LIB_CXX:%.cpp=$(FUZZ_OBJ)/%.o) \
                  $(patsubst $(LLHTTP_SRC_DIR)/%.c,$(FUZZ_OBJ)/llhttp/%.o,$(wildcard $(LLHTTP_SRC_DIR)/*.c)) \
-                 $(FUZZ_OBJ)/gen/migrations_data.o
+                 $(GEN_C:$(BUILD)/gen/%.c=$(FUZZ_OBJ)/gen/%.o)
 
 .PHONY: fuzz fuzz-build fuzz-smoke
 
@@ -62,11 +63,8 @@ $(FUZZ_OBJ)/llhttp/%.o: $(LLHTTP_SRC_DIR)/%.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -I$(LLHTTP_INC_DIR) -std=c11 $(FUZZ_OPT) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -w -c $< -o $@
 
-$(FUZZ_DIR)/gen/migrations_data.c: scripts/embed-migrations $(wildcard migrations/*.sql)
-	@mkdir -p $(dir $@)
-	scripts/embed-migrations migrations > $@.tmp && mv $@.tmp $@
-
-$(FUZZ_OBJ)/gen/migrations_data.o: $(FUZZ_DIR)/gen/migrations_data.c
+# The generated C (migrations, web client, scenarios, OpenAPI) is the main build's, recompiled.
+$(FUZZ_OBJ)/gen/%.o: $(BUILD)/gen/%.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CPPFLAGS) $(FUZZ_LIB_CFLAGS) -c $< -o $@
 

@@ -89,7 +89,7 @@ void api_get_scenario(api_ctx *ctx, http_request *req, const route_match *m) {
 /* ---- the web client ------------------------------------------------------------------------- */
 
 void api_serve_static(api_ctx *ctx, http_request *req) {
-    const static_file *f = static_files_find(ctx->assets->web, req->path);
+    const static_file *f = static_files_find(ctx->assets ? ctx->assets->web : NULL, req->path);
     if (!f) {
         respond_simple_error(req, 404, "route_not_found", "there is no such file or endpoint");
         return;

@@ -311,6 +311,30 @@ static void action_envelope_take_reuses_the_body(void **state) {
     api_error_clear(&e);
 }
 
+/* A path cut to JSON_IN_PATH_MAX never splits a UTF-8 sequence: the details stay valid JSON
+ * (fuzz_webhook_request found a 300-byte key ending in a two-byte character losing them). */
+static void long_paths_are_cut_between_characters(void **state) {
+    (void)state;
+    char key[400];
+    for (int shift = 0; shift < 3; shift++) {
+        size_t n = 250 + (size_t)shift;
+        memset(key, 'k', n);
+        for (size_t i = n; i < n + 40; i += 2)
+            key[i] = (char)0xc3, key[i + 1] = (char)0xa9; /* U+00E9 */
+        key[n + 40] = '\0';
+        json_t *obj = json_object();
+        json_object_set_new(obj, key, json_integer(1));
+        static const char *const allowed[] = {"x", NULL};
+        api_error e = {0};
+        assert_int_equal(json_in_only_keys(obj, "", allowed, &e), -1);
+        const char *field = json_string_value(json_object_get(e.details, "field"));
+        assert_non_null(field);
+        assert_true(strlen(field) <= JSON_IN_PATH_MAX - 1);
+        api_error_clear(&e);
+        json_decref(obj);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(duplicate_keys_are_rejected),
@@ -324,6 +348,7 @@ int main(void) {
         cmocka_unit_test(action_envelope_splits_fields),
         cmocka_unit_test(reader_errors_are_exact),
         cmocka_unit_test(action_envelope_take_reuses_the_body),
+        cmocka_unit_test(long_paths_are_cut_between_characters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
