@@ -23,10 +23,21 @@ int webhook_format_parse(const char *name, webhook_format *out) {
  * check) happens in the daemon's policy, but nothing that could split a request line or header
  * gets that far. */
 static int url_shape_ok(const char *url) {
-    if (strncasecmp(url, "http://", 7) != 0 && strncasecmp(url, "https://", 8) != 0) return 0;
+    size_t scheme = strncasecmp(url, "http://", 7) == 0    ? 7
+                    : strncasecmp(url, "https://", 8) == 0 ? 8
+                                                           : 0;
+    /* "http:///x" has no host: libcurl would read "x" as one. */
+    if (!scheme || url[scheme] == '/' || url[scheme] == '\0') return 0;
     for (const unsigned char *p = (const unsigned char *)url; *p; p++)
         if (*p <= 0x20 || *p >= 0x7f) return 0;
     return 1;
+}
+
+size_t webhook_cut_chars(const char *s, size_t max_chars) {
+    size_t chars = 0, i = 0;
+    for (; s[i]; i++)
+        if (((unsigned char)s[i] & 0xc0) != 0x80 && ++chars > max_chars) break;
+    return i;
 }
 
 int webhook_list_decode(const json_t *body, webhook_list *out, api_error *err) {

@@ -32,4 +32,8 @@ const char *webhook_format_name(webhook_format f);
 /* 0 and *out, or -1 for any other name. */
 int webhook_format_parse(const char *name, webhook_format *out);
 
+/* The length in bytes of the longest prefix of the UTF-8 text s holding at most max_chars
+ * characters (Discord counts characters; a cut never splits one). */
+size_t webhook_cut_chars(const char *s, size_t max_chars);
+
 #endif

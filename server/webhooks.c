@@ -16,9 +16,11 @@
 #define UMPIRE_VERSION "0.0.0"
 #endif
 
-/* Transfers running at once over every hook; curl queues the rest. A burst of sessions cannot
- * open an unbounded number of sockets. */
-#define WEBHOOK_CONNECTIONS_MAX 64
+/* Transfers running at once over every hook. Beyond it, hooks with something to send wait in a
+ * queue of our own (not curl's: a transfer's timeout starts only when it really starts), so a
+ * burst of sessions cannot open an unbounded number of sockets, and hooks hanging on one dead
+ * receiver hold at most this many slots for at most timeout_ms. */
+#define WEBHOOK_INFLIGHT_MAX 256
 
 typedef enum { HOOK_IDLE, HOOK_SENDING, HOOK_WAITING } hook_state;
 
@@ -31,6 +33,9 @@ typedef struct hook {
     webhook_format format;
     bool private_ok; /* may connect to inside addresses (webhook_policy_check_url) */
     bool removed;    /* replaced or stopping: its timer is closing, then it is freed */
+    bool blocked;    /* its host is no longer allowed (allow_hosts changed): never called */
+    bool queued;     /* in the owner's ready queue, waiting for an in-flight slot */
+    struct hook *ready_next, *ready_prev;
     hook_state state;
     int64_t cursor; /* delivered_seq: the last seq delivered or given up */
     int64_t head;   /* the session's version when last looked at */
@@ -60,9 +65,12 @@ struct webhooks {
     webhooks_limits lim;
     CURLM *multi;
     uv_timer_t curl_timer;
+    uv_timer_t ready_timer; /* starts waiting hooks when slots free up */
     struct curl_slist *headers;
     hook *hooks;
     size_t nhooks;
+    hook *ready_head, *ready_tail; /* waiting for a slot, oldest first */
+    size_t inflight;
     sock_ctx *socks;
     sqlite3_stmt *st_version, *st_event;
     bool stopped;
@@ -138,11 +146,7 @@ static char *event_body_new(webhooks *w, const hook *h, int64_t seq) {
         else
             fallback_line(type, data, seq, line, sizeof line);
         /* Discord refuses content over 2000 characters: cut at a character boundary. */
-        size_t chars = 0, i = 0;
-        for (; line[i]; i++) {
-            if (((unsigned char)line[i] & 0xc0) != 0x80 && ++chars > WEBHOOK_DISCORD_MAX) break;
-        }
-        line[i] = '\0';
+        line[webhook_cut_chars(line, WEBHOOK_DISCORD_MAX)] = '\0';
         json_out_text(&o, "{\"content\":");
         json_out_string(&o, line);
         json_out_text(&o, "}");
@@ -157,6 +161,7 @@ done:
 /* ---- one hook's delivery ------------------------------------------------------------------- */
 
 static void kick(hook *h);
+static void on_ready(uv_timer_t *t);
 
 static void set_error(hook *h, const char *fmt, const char *detail) {
     snprintf(h->last_error, sizeof h->last_error, fmt, detail);
@@ -288,14 +293,48 @@ static void start_transfer(hook *h) {
     }
     h->easy = e;
     h->state = HOOK_SENDING;
+    w->inflight++;
 }
 
-/* Ends the transfer in flight, if any (no verdict). */
+static void ready_unlink(hook *h) {
+    webhooks *w = h->owner;
+    if (!h->queued) return;
+    if (h->ready_prev)
+        h->ready_prev->ready_next = h->ready_next;
+    else
+        w->ready_head = h->ready_next;
+    if (h->ready_next)
+        h->ready_next->ready_prev = h->ready_prev;
+    else
+        w->ready_tail = h->ready_prev;
+    h->ready_next = h->ready_prev = NULL;
+    h->queued = false;
+}
+
+static void ready_push(hook *h) {
+    webhooks *w = h->owner;
+    if (h->queued) return;
+    h->ready_prev = w->ready_tail;
+    h->ready_next = NULL;
+    if (w->ready_tail)
+        w->ready_tail->ready_next = h;
+    else
+        w->ready_head = h;
+    w->ready_tail = h;
+    h->queued = true;
+}
+
+/* Ends the transfer in flight, if any (no verdict), and frees its slot for a waiting hook. The
+ * waiting hook starts from the loop (a zero timer), not from inside this call: the caller may
+ * be in the middle of changing the hook list. */
 static void drop_transfer(hook *h) {
     if (h->easy) {
         curl_multi_remove_handle(h->owner->multi, h->easy);
         curl_easy_cleanup(h->easy);
         h->easy = NULL;
+        h->owner->inflight--;
+        if (h->owner->ready_head && !h->owner->stopped)
+            uv_timer_start(&h->owner->ready_timer, on_ready, 0, 0);
     }
     free(h->body);
     h->body = NULL;
@@ -334,8 +373,13 @@ static void transfer_done(hook *h, CURLcode res, long status) {
 
 static void kick(hook *h) {
     webhooks *w = h->owner;
-    if (h->state != HOOK_IDLE || h->removed || w->stopped) return;
+    if (h->state != HOOK_IDLE || h->removed || h->blocked || w->stopped) return;
     if (h->head <= h->cursor) return;
+    if (w->inflight >= WEBHOOK_INFLIGHT_MAX) {
+        ready_push(h);
+        return;
+    }
+    ready_unlink(h);
     if (h->head - h->cursor > w->lim.queue_max) {
         int64_t skip = h->head - h->cursor - w->lim.queue_max;
         log_msg(LOG_WARN, "webhook %d of session %s: %lld events behind, dropping the oldest %lld",
@@ -344,6 +388,16 @@ static void kick(hook *h) {
         h->cursor += skip;
     }
     start_transfer(h);
+}
+
+/* Slots freed: start waiting hooks, oldest first, while slots last. */
+static void on_ready(uv_timer_t *t) {
+    webhooks *w = t->data;
+    while (w->ready_head && w->inflight < WEBHOOK_INFLIGHT_MAX) {
+        hook *h = w->ready_head;
+        ready_unlink(h);
+        kick(h);
+    }
 }
 
 /* ---- curl's multi socket interface on the loop ------------------------------------------- */
@@ -472,9 +526,10 @@ webhooks *webhooks_new(uv_loop_t *loop, store_conn *reader, const webhook_policy
     curl_multi_setopt(w->multi, CURLMOPT_SOCKETDATA, w);
     curl_multi_setopt(w->multi, CURLMOPT_TIMERFUNCTION, on_curl_timer);
     curl_multi_setopt(w->multi, CURLMOPT_TIMERDATA, w);
-    curl_multi_setopt(w->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)WEBHOOK_CONNECTIONS_MAX);
     uv_timer_init(loop, &w->curl_timer);
     w->curl_timer.data = w;
+    uv_timer_init(loop, &w->ready_timer);
+    w->ready_timer.data = w;
     return w;
 }
 
@@ -485,6 +540,7 @@ static void on_hook_closed(uv_handle_t *hd) {
 /* Unlinks nothing: cancels h's transfer and timer and frees it once the timer is closed. */
 static void hook_retire(hook *h) {
     h->removed = true;
+    ready_unlink(h);
     drop_transfer(h);
     uv_timer_stop(&h->retry);
     uv_close((uv_handle_t *)&h->retry, on_hook_closed);
@@ -501,15 +557,20 @@ int webhooks_set(webhooks *w, const char *session_id, const webhook_list *list, 
                 free(fresh[j]);
             return -1;
         }
-        char host[WEBHOOK_HOST_MAX];
+        char host[WEBHOOK_HOST_MAX] = "";
         h->owner = w;
         memcpy(h->session_id, session_id, 33);
         h->id = (int)i + 1;
         memcpy(h->url, list->hooks[i].url, sizeof h->url);
         h->format = list->hooks[i].format;
         if (webhook_policy_check_url(w->policy, h->url, host, sizeof host, &h->private_ok) !=
-            WEBHOOK_URL_OK)
-            h->private_ok = false; /* the caller checked; a URL that now fails stays fenced */
+            WEBHOOK_URL_OK) {
+            /* Stored under an earlier allow_hosts that listed it: the operator has since taken
+             * the host off the list, so it is not called (and says why). */
+            h->blocked = true;
+            snprintf(h->last_error, sizeof h->last_error,
+                     "not called: host '%.*s' is no longer in webhooks.allow_hosts", 100, host);
+        }
         h->cursor = h->head = version;
         fresh[i] = h;
     }
@@ -549,8 +610,11 @@ void webhooks_publish(webhooks *w, const char *session_id) {
     }
 }
 
-static const char *state_name(hook_state s) {
-    return s == HOOK_SENDING ? "sending" : s == HOOK_WAITING ? "waiting_retry" : "idle";
+static const char *state_name(const hook *h) {
+    if (h->blocked) return "blocked";
+    return h->state == HOOK_SENDING   ? "sending"
+           : h->state == HOOK_WAITING ? "waiting_retry"
+                                      : "idle";
 }
 
 json_t *webhooks_describe_new(webhooks *w, const char *session_id) {
@@ -568,8 +632,8 @@ json_t *webhooks_describe_new(webhooks *w, const char *session_id) {
                 json_integer(h->next_attempt_at > now ? (json_int_t)(h->next_attempt_at - now) : 0);
         }
         json_t *d =
-            json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o}", "state",
-                      state_name(h->state), "delivered_seq", (json_int_t)h->cursor, "pending",
+            json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o}", "state", state_name(h),
+                      "delivered_seq", (json_int_t)h->cursor, "pending",
                       (json_int_t)(h->head > h->cursor ? h->head - h->cursor : 0), "attempts",
                       (json_int_t)h->attempts, "delivered", (json_int_t)h->delivered, "failed",
                       (json_int_t)h->failed, "dropped", (json_int_t)h->dropped, "last_status",
@@ -601,6 +665,8 @@ void webhooks_stop(webhooks *w) {
     w->nhooks = 0;
     uv_timer_stop(&w->curl_timer);
     uv_close((uv_handle_t *)&w->curl_timer, NULL);
+    uv_timer_stop(&w->ready_timer);
+    uv_close((uv_handle_t *)&w->ready_timer, NULL);
     curl_multi_cleanup(w->multi); /* closes cached connections (their sockets leave on_socket) */
     w->multi = NULL;
     while (w->socks)

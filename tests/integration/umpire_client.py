@@ -201,10 +201,19 @@ class Client:
 
 
 class Daemon:
-    def __init__(self, binary=None):
+    """config: TOML text, written to <workdir>/config.toml and passed as --config FILE;
+    args: extra command-line arguments, after --listen and --db."""
+
+    def __init__(self, binary=None, config=None, args=None):
         self.binary = binary or umpired_path()
         self.workdir = tempfile.mkdtemp(prefix="umpire-it-")
         self.db = os.path.join(self.workdir, "umpire.db")
+        self.config_path = None
+        if config is not None:
+            self.config_path = os.path.join(self.workdir, "config.toml")
+            with open(self.config_path, "w") as f:
+                f.write(config)
+        self.extra_args = list(args or ())
         self.stderr_path = os.path.join(self.workdir, "stderr.log")
         self.stdout_path = os.path.join(self.workdir, "stdout.log")
         self.proc = None
@@ -226,9 +235,13 @@ class Daemon:
             with open(self.stderr_path, "ab") as err, open(self.stdout_path, "ab") as out:
                 err.write(f"--- start on port {self.port}\n".encode())
                 err.flush()
+                argv = [self.binary]
+                if self.config_path is not None:
+                    argv += ["--config", self.config_path]
+                argv += ["--listen", f"127.0.0.1:{self.port}", "--db", self.db]
+                argv += self.extra_args
                 self.proc = subprocess.Popen(
-                    [self.binary, "--listen", f"127.0.0.1:{self.port}", "--db", self.db],
-                    stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=self.workdir,
+                    argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=self.workdir,
                     env=env)
             try:
                 self.wait_healthy(timeout)

@@ -159,6 +159,8 @@ static void test_decode(void **state) {
     decode("{\"webhooks\":[{\"url\":\"https://a/b c\"}]}", &l, "webhooks[0].url");
     decode("{\"webhooks\":[{\"url\":\"https://a/\\r\\nX: y\"}]}", &l, "webhooks[0].url");
     decode("{\"webhooks\":[{\"url\":\"javascript:alert(1)\"}]}", &l, "webhooks[0].url");
+    decode("{\"webhooks\":[{\"url\":\"http:///x\"}]}", &l, "webhooks[0].url");
+    decode("{\"webhooks\":[{\"url\":\"https://\"}]}", &l, "webhooks[0].url");
     decode("{\"webhooks\":[{\"url\":1}]}", &l, "webhooks[0].url");
     decode("{\"webhooks\":[1]}", &l, "webhooks[0]");
     decode("{\"webhooks\":[{\"url\":\"https://a/\",\"secret\":\"x\"}]}", &l, "webhooks[0].secret");
@@ -178,6 +180,21 @@ static void test_decode(void **state) {
     decode(longurl, &l, "webhooks[0].url");
 }
 
+/* Discord counts characters: the cut keeps whole UTF-8 sequences. */
+static void test_cut_chars(void **state) {
+    (void)state;
+    assert_int_equal(webhook_cut_chars("abc", 5), 3);
+    assert_int_equal(webhook_cut_chars("abc", 2), 2);
+    assert_int_equal(webhook_cut_chars("", 0), 0);
+    /* "é" is two bytes, "€" three */
+    assert_int_equal(webhook_cut_chars("a\xc3\xa9" "b", 2), 3);
+    assert_int_equal(webhook_cut_chars("\xe2\x82\xac\xe2\x82\xac", 1), 3);
+    static char big[2001 * 2 + 1];
+    for (int i = 0; i < 2001; i++)
+        big[2 * i] = (char)0xc3, big[2 * i + 1] = (char)0xa9;
+    assert_int_equal(webhook_cut_chars(big, 2000), 4000);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hosts_listed_and_wildcards),
@@ -186,6 +203,7 @@ int main(void) {
         cmocka_unit_test(test_inside_addresses),
         cmocka_unit_test(test_policy_refuses_bad_entries),
         cmocka_unit_test(test_decode),
+        cmocka_unit_test(test_cut_chars),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
