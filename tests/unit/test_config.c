@@ -29,14 +29,22 @@ static const struct {
     const char *key;
     const char *value;
 } non_default[] = {
-    {"server.listen", "\"[::1]:0\""},      {"server.max_connections", "2"},
-    {"server.max_header_bytes", "3"},      {"server.max_body_bytes", "4"},
-    {"server.header_timeout_ms", "5"},     {"server.idle_timeout_ms", "6"},
-    {"server.write_queue_max_bytes", "7"}, {"server.max_pipelined", "8"},
-    {"server.shutdown_timeout_ms", "9"},   {"storage.db", "\"/tmp/other.db\""},
-    {"storage.synchronous", "\"normal\""}, {"storage.busy_timeout_ms", "10"},
-    {"storage.group_commit_max", "11"},    {"storage.writer_queue_max", "12"},
-    {"log.access_log", "false"},           {"log.level", "\"debug\""},
+    {"server.listen", "\"[::1]:0\""},
+    {"server.max_connections", "2"},
+    {"server.max_header_bytes", "3"},
+    {"server.max_body_bytes", "4"},
+    {"server.header_timeout_ms", "5"},
+    {"server.idle_timeout_ms", "6"},
+    {"server.write_queue_max_bytes", "7"},
+    {"server.max_pipelined", "8"},
+    {"server.shutdown_timeout_ms", "9"},
+    {"storage.db", "\"/tmp/other.db\""},
+    {"storage.synchronous", "\"normal\""},
+    {"storage.busy_timeout_ms", "10"},
+    {"storage.group_commit_max", "11"},
+    {"storage.writer_queue_max", "12"},
+    {"log.access_log", "false"},
+    {"log.level", "\"debug\""},
     {"web.root", "\"/srv/umpire/web\""},
     {"webhooks.allow_hosts", "\"hooks.example.org, *.example.net, 192.0.2.7\""},
     {"webhooks.allow_private_addresses", "true"},
@@ -333,10 +341,10 @@ static void test_wrong_types(void **state) {
 /* [webhooks] allow_hosts is checked as the daemon reads it (server/webhook_policy.c). */
 static void test_webhook_hosts(void **state) {
     (void)state;
-    expect_error("[webhooks]\nallow_hosts = \"discord.com, bad host\"\n", "test.toml:2: ",
-                 "'webhooks.allow_hosts'");
-    expect_error("[webhooks]\nallow_hosts = \"a.*.com\"\n", "test.toml:2: ",
-                 "'webhooks.allow_hosts'");
+    expect_error("[webhooks]\nallow_hosts = \"discord.com, bad host\"\n",
+                 "test.toml:2: ", "'webhooks.allow_hosts'");
+    expect_error("[webhooks]\nallow_hosts = \"a.*.com\"\n",
+                 "test.toml:2: ", "'webhooks.allow_hosts'");
     umpire_config cfg = defaults();
     expect_ok("[webhooks]\nallow_hosts = \"\"\n", &cfg);
     assert_string_equal(cfg.webhook_allow_hosts, "");
