@@ -187,7 +187,10 @@ static void test_cut_chars(void **state) {
     assert_int_equal(webhook_cut_chars("abc", 2), 2);
     assert_int_equal(webhook_cut_chars("", 0), 0);
     /* "é" is two bytes, "€" three */
-    assert_int_equal(webhook_cut_chars("a\xc3\xa9" "b", 2), 3);
+    assert_int_equal(webhook_cut_chars("a\xc3\xa9"
+                                       "b",
+                                       2),
+                     3);
     assert_int_equal(webhook_cut_chars("\xe2\x82\xac\xe2\x82\xac", 1), 3);
     static char big[2001 * 2 + 1];
     for (int i = 0; i < 2001; i++)
