@@ -42,12 +42,27 @@ static void finish_answer(json_t *answer, json_t *order, long runs, bool uniform
     size_t i;
     json_t *row;
     json_array_foreach(order, i, row) {
-        if (!uniform) json_object_del(row, "count");
+        if (!uniform)
+            json_object_del(row, "count");
+        else /* count/of, not a sum of doubles: a certain outcome reads 1, not 0.9999999999999999 */
+            json_real_set(json_object_get(row, "p"),
+                          (double)json_integer_value(json_object_get(row, "count")) / (double)runs);
     }
     json_object_set(answer, "outcomes", order);
     json_object_set_new(answer, "enumerated", json_integer(runs));
     json_object_set_new(answer, "exact", json_boolean(uniform));
     if (uniform) json_object_set_new(answer, "of", json_integer(runs));
+}
+
+/* Over equally likely combinations, every probability a ruleset names (p_pass, p_any_...) is
+ * some k/of; the modules sum rows' doubles, so snap each back to the nearest k/of. */
+static void snap_named_probabilities(json_t *answer, long runs) {
+    const char *key;
+    json_t *v;
+    json_object_foreach(answer, key, v) {
+        if (strncmp(key, "p_", 2) == 0 && json_is_real(v))
+            json_real_set(v, round(json_real_value(v) * (double)runs) / (double)runs);
+    }
 }
 
 json_t *odds_enumerate_new(const rules_action *a, const void *decoded, const rules_ctx *ctx,
@@ -105,6 +120,7 @@ json_t *odds_enumerate_new(const rules_action *a, const void *decoded, const rul
     if (ok) {
         finish_answer(answer, order, runs, uniform);
         if (a->odds_finish) a->odds_finish(answer);
+        if (uniform) snap_named_probabilities(answer, runs);
     } else if (!err->status) {
         api_error_set(err, 500, "internal_error", NULL, "out of memory while enumerating odds");
     }

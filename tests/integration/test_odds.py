@@ -178,3 +178,12 @@ def test_session_odds_in_other_dice_modes(umpire, mode):
     body = expect(odds(umpire, "2d6+1", path=f"/v1/sessions/{sid}/odds", token=ref), 200)
     check_distribution(body, "2d6+1")
     assert umpire.session(sid, ref)["version"] == 1
+
+
+def test_p_is_count_over_of_exactly(umpire):
+    """Each p is the double nearest count/of, not a running sum of doubles (which reads a
+    certain outcome as 0.9999999999999999 and drifts in the last bits elsewhere)."""
+    for expr in ("3d6", "2d10", "1d6+1d8"):
+        body = expect(odds(umpire, expr), 200)
+        for o in body["outcomes"]:
+            assert o["p"] == o["count"] / body["of"], (expr, o)
