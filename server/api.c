@@ -487,6 +487,7 @@ static const route routes[] = {
     {"POST", "/v1/sessions/:/odds", api_post_session_odds},
     {"PUT", "/v1/sessions/:/webhooks", api_put_webhooks},
     {"GET", "/v1/sessions/:/webhooks", api_get_webhooks},
+    {"GET", "/v1/openapi.json", api_get_openapi},
     {"GET", "/v1/scenarios", api_get_scenarios},
     {"GET", "/v1/scenarios/:", api_get_scenario},
 };

@@ -11,6 +11,8 @@ typedef struct api_assets {
     static_files *web;    /* owned */
     char *scenario_index; /* owned: the body of GET /v1/scenarios */
     size_t scenario_index_len;
+    char *openapi; /* owned: the body of GET /v1/openapi.json (server/openapi.h) */
+    size_t openapi_len;
 } api_assets;
 
 /* web_root: "" for the files built into the daemon, else a directory read now. 0, or -1 with a

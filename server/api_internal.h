@@ -55,6 +55,7 @@ void api_get_webhooks(api_ctx *ctx, http_request *req, const route_match *m);
 /* server/api_static.c */
 void api_get_scenarios(api_ctx *ctx, http_request *req, const route_match *m);
 void api_get_scenario(api_ctx *ctx, http_request *req, const route_match *m);
+void api_get_openapi(api_ctx *ctx, http_request *req, const route_match *m);
 /* Any path outside /v1/: a file of the web client, or 404. */
 void api_serve_static(api_ctx *ctx, http_request *req);
 /* server/api_log.c */

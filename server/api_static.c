@@ -1,10 +1,11 @@
-/* Answers from memory: the web client at "/" (anything outside /v1/) and the example scenarios
- * (GET /v1/scenarios, GET /v1/scenarios/{id}). */
+/* Answers from memory: the web client at "/" (anything outside /v1/), the example scenarios
+ * (GET /v1/scenarios, GET /v1/scenarios/{id}) and the OpenAPI document (GET /v1/openapi.json). */
 #include "server/api_assets.h"
 #include "server/api_internal.h"
 #include "server/embedded.h"
 
 #include "protocol/json_out.h"
+#include "server/openapi.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -58,16 +59,25 @@ static char *scenario_index_new(size_t *len) {
     return body;
 }
 
-void api_get_scenarios(api_ctx *ctx, http_request *req, const route_match *m) {
-    (void)m;
-    const api_assets *a = ctx->assets;
-    char *body = malloc(a->scenario_index_len + 1);
+/* Answers a copy of a body built at start-up. */
+static void respond_copy(http_request *req, const char *text, size_t len) {
+    char *body = malloc(len + 1);
     if (!body) {
         respond_simple_error(req, 500, "internal_error", "out of memory");
         return;
     }
-    memcpy(body, a->scenario_index, a->scenario_index_len + 1);
-    http_respond_take(req, 200, JSON_TYPE, NULL, body, a->scenario_index_len);
+    memcpy(body, text, len + 1);
+    http_respond_take(req, 200, JSON_TYPE, NULL, body, len);
+}
+
+void api_get_scenarios(api_ctx *ctx, http_request *req, const route_match *m) {
+    (void)m;
+    respond_copy(req, ctx->assets->scenario_index, ctx->assets->scenario_index_len);
+}
+
+void api_get_openapi(api_ctx *ctx, http_request *req, const route_match *m) {
+    (void)m;
+    respond_copy(req, ctx->assets->openapi, ctx->assets->openapi_len);
 }
 
 void api_get_scenario(api_ctx *ctx, http_request *req, const route_match *m) {
@@ -140,11 +150,21 @@ int api_assets_init(api_assets *a, const char *web_root, char *err, size_t errle
         api_assets_clear(a);
         return -1;
     }
+    /* The document depends only on the build (base text, ruleset table): written once. */
+    json_t *doc = openapi_document_new();
+    a->openapi = doc ? json_out_compact_new(doc, &a->openapi_len) : NULL;
+    json_decref(doc);
+    if (!a->openapi) {
+        snprintf(err, errlen, "the OpenAPI document could not be built (out of memory?)");
+        api_assets_clear(a);
+        return -1;
+    }
     return 0;
 }
 
 void api_assets_clear(api_assets *a) {
     static_files_free(a->web);
     free(a->scenario_index);
+    free(a->openapi);
     memset(a, 0, sizeof *a);
 }

@@ -122,8 +122,9 @@ static json_t *parent_schema(json_t *object_schema, char *const *segments, size_
     return cur;
 }
 
-/* Adds one rules_field row to the action's object schema. `unit` is the envelope's and keeps
- * its shared schema; the other envelope members are never the ruleset's. */
+/* Adds one rules_field row to the action's object schema: "a.b" is member b of object a, "a[].b"
+ * member b of each element of array a. `unit` is the envelope's and keeps its shared schema;
+ * the other envelope members are never the ruleset's. */
 static int add_field(json_t *object_schema, const rules_field *f) {
     char name[FIELD_NAME_MAX];
     char *segments[FIELD_DEPTH_MAX];
@@ -138,6 +139,9 @@ static int add_field(json_t *object_schema, const rules_field *f) {
         segments[nsegments++] = p;
     }
     const char *leaf = segments[nsegments - 1];
+    size_t leaf_len = strlen(leaf);
+    if (leaf_len > 2 && strcmp(leaf + leaf_len - 2, "[]") == 0)
+        return -1; /* "a[]" names elements, never a member: not a row registry.c can hold */
     if (nsegments == 1 && (strcmp(leaf, "type") == 0 || strcmp(leaf, "expect_version") == 0 ||
                            strcmp(leaf, "dice") == 0))
         return 0;
@@ -227,9 +231,12 @@ static int add_ruleset(json_t *schemas, json_t *refs, const ruleset *rs) {
                         : NULL;
     if (s && discriminate &&
         json_object_set_new(s, "discriminator",
-                            json_pack("{s:s, s:O}", "propertyName", "type", "mapping", mapping)))
-        rc = -1;
-    if (!s || rc != 0 || json_object_set_new(schemas, name, s) != 0 ||
+                            json_pack("{s:s, s:O}", "propertyName", "type", "mapping", mapping))) {
+        json_decref(s);
+        s = NULL;
+    }
+    /* json_object_set_new releases s when it fails. */
+    if (!s || json_object_set_new(schemas, name, s) != 0 ||
         json_array_append_new(refs, schema_ref_new(name)) != 0)
         rc = -1;
     json_decref(one_of);

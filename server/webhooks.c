@@ -147,9 +147,11 @@ static char *event_body_new(webhooks *w, const hook *h, int64_t seq) {
             fallback_line(type, data, seq, line, sizeof line);
         /* Discord refuses content over 2000 characters: cut at a character boundary. */
         line[webhook_cut_chars(line, WEBHOOK_DISCORD_MAX)] = '\0';
+        /* Players write parts of a summary (a roll's purpose, unit names, the title): Discord
+         * must not turn "@everyone" or "<@&role>" in them into pings. */
         json_out_text(&o, "{\"content\":");
         json_out_string(&o, line);
-        json_out_text(&o, "}");
+        json_out_text(&o, ",\"allowed_mentions\":{\"parse\":[]}}");
     }
     json_decref(data);
     out = json_out_finish(&o, NULL);

@@ -21,7 +21,7 @@ def test_health_keeps_connection_alive(umpire):
 
 @pytest.mark.parametrize("path", [
     "/v1/nope",
-    "/",
+    "/no-such-file.html",  # "/" is the web client (tests/integration/test_web_static.py)
     "/v2/health",
     "/v1/health/extra",
     "/v1/rulesets/generic/nope",

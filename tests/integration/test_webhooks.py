@@ -21,6 +21,7 @@ HOOK_KEYS = {"id", "url", "format", "delivery"}
 DELIVERY_KEYS = {"state", "delivered_seq", "pending", "attempts", "delivered", "failed",
                  "dropped", "last_status", "last_error", "next_attempt_in_ms"}
 EVENT_KEYS = {"seq", "ts", "actor", "type", "data", "prev", "hash"}
+NO_PINGS = {"parse": []}  # Discord: parse no @everyone, role or user mentions
 
 
 # --------------------------------------------------------------------------- config, fixtures
@@ -244,8 +245,10 @@ def test_delivery_in_both_formats(daemon_factory, client_factory, rx):
     assert all(r.target == "/discord?wait=true" for r in disc), \
         f"the URL's path and query are not sent as given: {[r.target for r in disc]}"
 
-    # discord: exactly {"content": summary}, in the order the actions were answered
-    assert [r.json() for r in disc] == [{"content": a["summary"]} for a in answers]
+    # discord: exactly {"content": summary} with no mention parsed (player text must not ping
+    # @everyone), in the order the actions were answered
+    assert [r.json() for r in disc] == [{"content": a["summary"], "allowed_mentions": NO_PINGS}
+                                        for a in answers]
 
     # event: the events exactly as GET /events gives them, seqs contiguous
     events, _ = c.events(sid, ref)
@@ -305,7 +308,8 @@ def test_discord_content_for_an_event_without_summary(daemon_factory, client_fac
     ev = rx.wait_count(1, path="/e")[0].json()
     assert ev["type"] == "dice_seed_revealed" and "summary" not in ev["data"], ev
     body = rx.wait_count(1, path="/d")[0].json()
-    assert set(body) == {"content"}, body
+    assert set(body) == {"content", "allowed_mentions"}, body
+    assert body["allowed_mentions"] == NO_PINGS
     content = body["content"]
     assert isinstance(content, str) and content.strip(), f"empty discord content: {body!r}"
     assert len(content) <= 2000 and "\n" not in content.strip(), f"not a short line: {body!r}"
@@ -764,7 +768,8 @@ def test_the_list_survives_a_restart(daemon_factory, client_factory, rx):
     a = roll(c, sid, ref)
     wait_hooks(c, sid, ref, settled(1, 4, failed=0))
     assert seqs_of(rx.requests_to("/e")) == [2, 3, 4]
-    assert rx.requests_to("/d")[-1].json() == {"content": a["summary"]}
+    assert rx.requests_to("/d")[-1].json() == {"content": a["summary"],
+                                                "allowed_mentions": NO_PINGS}
     # and an empty list stays empty across a restart
     expect(put_hooks(c, sid, ref, []), 200)
     d.restart()
