@@ -94,16 +94,7 @@ class ConfiguredDaemon(Daemon):
 def finish_daemon(d):
     """The fixture's teardown checks, for a daemon a test started itself."""
     try:
-        rc = d.stop() if d.alive() else None
-        problems = []
-        if rc is not None and rc != 0:
-            problems.append(f"exit code {rc} on SIGTERM")
-        found = d.sanitizer_findings()
-        if found:
-            problems.append(f"sanitizer report in stderr: {found}")
-        fives = [r for r in d.responses if r[2] >= 500]
-        if fives:
-            problems.append(f"the daemon answered 5xx to {fives[:5]}")
+        problems = d.stop_problems()
         assert not problems, "; ".join(problems) + "\nstderr tail:\n" + d.stderr_text()[-4000:]
     finally:
         d.cleanup()

@@ -28,16 +28,7 @@ def daemon():
     try:
         d.start()
         yield d
-        rc = d.stop() if d.alive() else None
-        problems = []
-        if rc is not None and rc != 0:
-            problems.append(f"exit code {rc} on SIGTERM at teardown")
-        found = d.sanitizer_findings()
-        if found:
-            problems.append(f"sanitizer report in stderr: {found}")
-        fives = [r for r in d.responses if r[2] >= 500]
-        if fives:
-            problems.append(f"the daemon answered 5xx (bad input must never) to {fives[:5]}")
+        problems = d.stop_problems()
         assert not problems, "; ".join(problems) + "\nstderr tail:\n" + d.stderr_text()[-4000:]
     finally:
         d.cleanup()

@@ -60,16 +60,9 @@ def daemon_factory():
     problems = []
     for d in made:
         try:
-            rc = d.stop() if d.alive() else None
-            if rc is not None and rc != 0:
-                problems.append(f"exit code {rc} on SIGTERM at teardown")
-            found = d.sanitizer_findings()
+            found = d.stop_problems()
             if found:
-                problems.append(f"sanitizer report in stderr: {found}\n{d.stderr_text()[-4000:]}")
-            fives = [r for r in d.responses if r[2] >= 500]
-            if fives:
-                problems.append(f"the daemon answered 5xx to {fives[:5]}\n"
-                                f"{d.stderr_text()[-4000:]}")
+                problems.append("; ".join(found) + "\n" + d.stderr_text()[-4000:])
         except AssertionError as e:
             problems.append(str(e))
         finally:

@@ -327,6 +327,22 @@ class Daemon:
         text = self.stderr_text()
         return [m for m in SANITIZER_MARKERS if m in text]
 
+    def stop_problems(self):
+        """Stops the daemon (SIGTERM) if it runs and lists what a test's teardown refuses: a
+        non-zero exit, a sanitizer report in stderr, any 5xx answered (bad input must never
+        get one). [] when all is well."""
+        rc = self.stop() if self.alive() else None
+        problems = []
+        if rc is not None and rc != 0:
+            problems.append(f"exit code {rc} on SIGTERM at teardown")
+        found = self.sanitizer_findings()
+        if found:
+            problems.append(f"sanitizer report in stderr: {found}")
+        fives = [r for r in self.responses if r[2] >= 500]
+        if fives:
+            problems.append(f"the daemon answered 5xx (bad input must never) to {fives[:5]}")
+        return problems
+
     def db_row_counts(self):
         """Best effort: {table: rows} read from the SQLite file, or None if unreadable."""
         try:
