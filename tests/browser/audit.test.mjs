@@ -2,26 +2,15 @@
 // verifies (the dice are then recomputed), and exports the campaign log as files; a side
 // cannot see the reveal button; a private session needs a token.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import {
-  startDaemon, launchBrowser, newPage, screenshot, assertNoPageErrors, openSession, actionForm,
+  sharedDaemonAndBrowser, newPage, screenshot, assertNoPageErrors, openSession, actionForm,
 } from './lib/harness.mjs';
 
-let daemon;
-let browser;
-
-before(async () => {
-  daemon = await startDaemon();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  if (browser) await browser.close();
-  if (daemon) await daemon.stop();
-});
+const shared = sharedDaemonAndBrowser();
 
 const BODY = {
   ruleset: 'generic',
@@ -33,8 +22,8 @@ const BODY = {
 };
 
 test('pasted JSON, server dice: roll, reveal, verify, export; private needs a token', async () => {
-  const page = await newPage(browser);
-  await page.goto(`${daemon.base}/`);
+  const page = await newPage(shared.browser);
+  await page.goto(`${shared.daemon.base}/`);
   await page.getByText('Or paste session JSON').click();
   // A bad paste is refused by the page with the parser's message...
   await page.getByLabel('Session JSON').fill('{"ruleset": ');
@@ -98,15 +87,15 @@ test('pasted JSON, server dice: roll, reveal, verify, export; private needs a to
   assertNoPageErrors(page, [/Failed to load resource: the server responded with a status of 422/]); // invalid_setup above
 
   // A side has no reveal button.
-  const side = await newPage(browser);
+  const side = await newPage(shared.browser);
   await openSession(side, sideLink);
   assert.equal(await side.getByRole('button', { name: 'Reveal dice seed' }).count(), 0);
   assert.equal(await side.getByRole('button', { name: 'Verify', exact: true }).count(), 1);
   assertNoPageErrors(side);
 
   // Private: without a token the page says so.
-  const stranger = await newPage(browser);
-  await stranger.goto(`${daemon.base}/`);
+  const stranger = await newPage(shared.browser);
+  await stranger.goto(`${shared.daemon.base}/`);
   await stranger.getByLabel('Session id').fill(sid);
   await stranger.getByRole('button', { name: 'Open', exact: true }).click();
   await stranger.locator('#session-error .error').waitFor();

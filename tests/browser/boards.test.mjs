@@ -3,25 +3,14 @@
 // measured positions, the unit table (magic-realm) with manual dice; picking units, hexes and
 // points on the board fills the action forms, and the board follows the state after an action.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  startDaemon, launchBrowser, newPage, screenshot, assertNoPageErrors, openSession, actionForm,
+  sharedDaemonAndBrowser, newPage, screenshot, assertNoPageErrors, openSession, actionForm,
   createFromScenario, linkOf,
 } from './lib/harness.mjs';
 
-let daemon;
-let browser;
-
-before(async () => {
-  daemon = await startDaemon();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  if (browser) await browser.close();
-  if (daemon) await daemon.stop();
-});
+const shared = sharedDaemonAndBrowser();
 
 const centre = (b) => ({ x: b.x + b.width / 2, y: b.y + b.height / 2 });
 
@@ -53,9 +42,9 @@ async function counterInHex(page, unit, hex) {
 }
 
 test('hex map: corbach terrain, counters in their hexes, pick to fill, move and fire', async () => {
-  const { created } = await createFromScenario(daemon.base, 'vaevictis-corbach-1760-skirmish');
-  const page = await newPage(browser);
-  await openSession(page, linkOf(daemon.base, created, 'french'));
+  const { created } = await createFromScenario(shared.daemon.base, 'vaevictis-corbach-1760-skirmish');
+  const page = await newPage(shared.browser);
+  await openSession(page, linkOf(shared.daemon.base, created, 'french'));
   const map = page.locator('svg.hexmap');
   await map.waitFor();
   assert.equal(await map.locator('.hex').count(), 7 * 9, 'columns 10-16 by rows 1-9');
@@ -131,9 +120,9 @@ test('hex map: corbach terrain, counters in their hexes, pick to fill, move and 
 });
 
 test('hex map: spi-dark-ages, stacks, streams, turn', async () => {
-  const { created } = await createFromScenario(daemon.base, 'spi-dark-ages-stamford-bridge');
-  const page = await newPage(browser);
-  await openSession(page, linkOf(daemon.base, created, 'referee'));
+  const { created } = await createFromScenario(shared.daemon.base, 'spi-dark-ages-stamford-bridge');
+  const page = await newPage(shared.browser);
+  await openSession(page, linkOf(shared.daemon.base, created, 'referee'));
   const map = page.locator('svg.hexmap');
   await map.waitFor();
   assert.equal(await map.locator('.hex').count(), 16 * 20);
@@ -150,9 +139,9 @@ test('hex map: spi-dark-ages, stacks, streams, turn', async () => {
 });
 
 test('table plan: vis-magica bases at their positions, pick a point to move', async () => {
-  const { created } = await createFromScenario(daemon.base, 'vis-magica-bog-and-cliffs');
-  const page = await newPage(browser);
-  await openSession(page, linkOf(daemon.base, created, 'empire'));
+  const { created } = await createFromScenario(shared.daemon.base, 'vis-magica-bog-and-cliffs');
+  const page = await newPage(shared.browser);
+  await openSession(page, linkOf(shared.daemon.base, created, 'empire'));
   const plan = page.locator('svg.plan');
   await plan.waitFor();
   assert.equal(await plan.locator('.unit').count(), 5);
@@ -189,9 +178,9 @@ test('table plan: vis-magica bases at their positions, pick a point to move', as
 });
 
 test('table plan: horse-and-musket, facing as drawn', async () => {
-  const { created } = await createFromScenario(daemon.base, 'horse-and-musket-la-haye-sainte');
-  const page = await newPage(browser);
-  await openSession(page, linkOf(daemon.base, created, 'referee'));
+  const { created } = await createFromScenario(shared.daemon.base, 'horse-and-musket-la-haye-sainte');
+  const page = await newPage(shared.browser);
+  await openSession(page, linkOf(shared.daemon.base, created, 'referee'));
   const plan = page.locator('svg.plan');
   await plan.waitFor();
   assert.equal(await plan.locator('.unit').count(), 8);
@@ -203,9 +192,9 @@ test('table plan: horse-and-musket, facing as drawn', async () => {
 });
 
 test('unit table and manual dice: magic-realm round with the example dice', async () => {
-  const { created } = await createFromScenario(daemon.base, 'magic-realm-sharks-with-wings');
-  const page = await newPage(browser);
-  await openSession(page, linkOf(daemon.base, created, 'referee'));
+  const { created } = await createFromScenario(shared.daemon.base, 'magic-realm-sharks-with-wings');
+  const page = await newPage(shared.browser);
+  await openSession(page, linkOf(shared.daemon.base, created, 'referee'));
   assert.equal(await page.locator('#board svg').count(), 0, 'no drawing: the state has no positions');
   const table = page.locator('table.units');
   assert.equal(await table.locator('tbody tr').count(), 3);

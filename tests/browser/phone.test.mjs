@@ -2,25 +2,14 @@
 // control has an accessible name (in the DOM and in Chromium's accessibility tree); the page
 // has its landmarks; the board works from the keyboard, with a visible focus.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  startDaemon, launchBrowser, newPage, screenshot, assertNoPageErrors, openSession, actionForm,
+  sharedDaemonAndBrowser, newPage, screenshot, assertNoPageErrors, openSession, actionForm,
   createFromScenario, linkOf,
 } from './lib/harness.mjs';
 
-let daemon;
-let browser;
-
-before(async () => {
-  daemon = await startDaemon();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  if (browser) await browser.close();
-  if (daemon) await daemon.stop();
-});
+const shared = sharedDaemonAndBrowser();
 
 const PHONE = { viewport: { width: 360, height: 740 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
 
@@ -71,8 +60,8 @@ async function assertLandmarks(page) {
 }
 
 test('phone width: start page and created links fit, every control is labelled', async () => {
-  const page = await newPage(browser, PHONE);
-  await page.goto(`${daemon.base}/`);
+  const page = await newPage(shared.browser, PHONE);
+  await page.goto(`${shared.daemon.base}/`);
   await page.locator('#scenario-select option').first().waitFor({ state: 'attached' });
   await page.getByText('Or paste session JSON').click();
   await assertNoOverflow(page, 'start page');
@@ -89,9 +78,9 @@ test('phone width: start page and created links fit, every control is labelled',
 
 for (const [scenario, as] of [['vaevictis-corbach-1760-skirmish', 'french'], ['vis-magica-bog-and-cliffs', 'referee'], ['magic-realm-bats-at-the-crag', 'referee'], ['spi-dark-ages-stamford-bridge', 'referee']]) {
   test(`phone width: ${scenario} fits with every form open, controls labelled`, async () => {
-    const { created, scenario: file } = await createFromScenario(daemon.base, scenario);
-    const page = await newPage(browser, PHONE);
-    await openSession(page, linkOf(daemon.base, created, as));
+    const { created, scenario: file } = await createFromScenario(shared.daemon.base, scenario);
+    const page = await newPage(shared.browser, PHONE);
+    await openSession(page, linkOf(shared.daemon.base, created, as));
     await page.locator('form.action-form').first().waitFor();
     await assertNoOverflow(page, `${scenario}: board`);
     await assertLabelled(page, scenario);
@@ -123,9 +112,9 @@ for (const [scenario, as] of [['vaevictis-corbach-1760-skirmish', 'french'], ['v
 }
 
 test('keyboard: a unit counter is reachable by Tab, Enter picks it, the focus is visible', async () => {
-  const { created } = await createFromScenario(daemon.base, 'vaevictis-corbach-1760-skirmish');
-  const page = await newPage(browser, PHONE);
-  await openSession(page, linkOf(daemon.base, created, 'french'));
+  const { created } = await createFromScenario(shared.daemon.base, 'vaevictis-corbach-1760-skirmish');
+  const page = await newPage(shared.browser, PHONE);
+  await openSession(page, linkOf(shared.daemon.base, created, 'french'));
   const move = await actionForm(page, 'move');
   await page.locator('#zoom').focus();
   await page.keyboard.press('Tab');

@@ -2,32 +2,21 @@
 // start page, each side opens its own link, sees the odds, resolves a roll, and sees the other
 // side's roll arrive live in its log; then the chain is verified from the page.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  startDaemon, launchBrowser, newPage, screenshot, assertNoPageErrors, openSession, actionForm,
+  sharedDaemonAndBrowser, newPage, screenshot, assertNoPageErrors, openSession, actionForm,
 } from './lib/harness.mjs';
 
-let daemon;
-let browser;
-
-before(async () => {
-  daemon = await startDaemon();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  if (browser) await browser.close();
-  if (daemon) await daemon.stop();
-});
+const shared = sharedDaemonAndBrowser();
 
 test('create from a scenario, play as two sides live, odds, errors, verify', async () => {
-  const home = await newPage(browser);
-  await home.goto(`${daemon.base}/`);
+  const home = await newPage(shared.browser);
+  await home.goto(`${shared.daemon.base}/`);
   // The scenario list comes from GET /v1/scenarios.
   await home.locator('#scenario-select option[value="generic-duel"]').waitFor({ state: 'attached' });
   const ids = await home.locator('#scenario-select option').evaluateAll((os) => os.map((o) => o.value));
-  const listed = (await (await fetch(`${daemon.base}/v1/scenarios`)).json()).scenarios.map((s) => s.id);
+  const listed = (await (await fetch(`${shared.daemon.base}/v1/scenarios`)).json()).scenarios.map((s) => s.id);
   assert.deepEqual([...ids].sort(), [...listed].sort());
 
   await home.selectOption('#scenario-select', 'generic-duel');
@@ -50,8 +39,8 @@ test('create from a scenario, play as two sides live, odds, errors, verify', asy
   const link = Object.fromEntries(rows.map((r) => [r.label, r.href]));
 
   // Two players, two browser contexts (separate storage, as on two machines).
-  const red = await newPage(browser);
-  const blue = await newPage(browser);
+  const red = await newPage(shared.browser);
+  const blue = await newPage(shared.browser);
   await openSession(red, link['Side red']);
   await openSession(blue, link['Side blue']);
   await assert.doesNotReject(red.getByRole('heading', { level: 1, name: 'A duel at the ford' }).waitFor());
@@ -98,7 +87,7 @@ test('create from a scenario, play as two sides live, odds, errors, verify', asy
   assert.equal(await red.locator('.log-list > li').first().getAttribute('data-seq'), '3');
   assert.equal(await red.locator('.log-entry[data-seq="3"] .log-summary').textContent(), blueSummary);
   // The audit panel follows the chain head live.
-  const head = (await (await fetch(`${daemon.base}/v1/sessions/${new URLSearchParams(new URL(link['Side red']).hash.slice(1)).get('session')}`)).json()).session.head;
+  const head = (await (await fetch(`${shared.daemon.base}/v1/sessions/${new URLSearchParams(new URL(link['Side red']).hash.slice(1)).get('session')}`)).json()).session.head;
   await red.locator('.audit-facts dd code', { hasText: head }).waitFor();
 
   // A rules error is shown with its message and code, and writes nothing.
@@ -119,7 +108,7 @@ test('create from a scenario, play as two sides live, odds, errors, verify', asy
   await screenshot(red, 'play-04-verified');
 
   // A viewer of the public session, with no token: the board and the log, no forms.
-  const viewer = await newPage(browser);
+  const viewer = await newPage(shared.browser);
   await openSession(viewer, link.Viewers);
   await viewer.locator('.log-entry[data-seq="3"]').waitFor();
   assert.equal(await viewer.locator('form.action-form').count(), 0);

@@ -11,6 +11,7 @@
 //   BROWSER_ARTIFACTS  where screenshots go (default tests/browser/artifacts/)
 
 import { spawn } from 'node:child_process';
+import { before, after } from 'node:test';
 import { mkdtempSync, mkdirSync, writeFileSync, rmSync, existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -108,6 +109,22 @@ export async function startDaemon({ dir: reuse, port: fixedPort } = {}) {
     };
   }
   throw new Error('umpired: no free port after 3 attempts');
+}
+
+// One daemon and one browser for a whole test file, started before its first test and stopped
+// after its last (a daemon that exits non-zero or printed a sanitizer report fails the file).
+// Returns an object whose .daemon and .browser are set once `before` has run.
+export function sharedDaemonAndBrowser() {
+  const shared = { daemon: null, browser: null };
+  before(async () => {
+    shared.daemon = await startDaemon();
+    shared.browser = await launchBrowser();
+  });
+  after(async () => {
+    if (shared.browser) await shared.browser.close();
+    if (shared.daemon) await shared.daemon.stop();
+  });
+  return shared;
 }
 
 export async function launchBrowser() {
