@@ -116,17 +116,22 @@ function openSession(frag) {
     return { version: s.version, head: s.head, dice: s.dice };
   }
 
+  // Takes a GET /v1/sessions/{id} answer as the page's view of the session, and redraws.
+  function adopt(snapshot) {
+    s.info = snapshot.session;
+    s.state = snapshot.state;
+    s.version = snapshot.session.version;
+    s.head = snapshot.session.head;
+    s.dice = { ...snapshot.session.dice };
+    drawMeta();
+    drawBoard();
+  }
+
   async function refresh() {
     try {
       const r = await api('GET', `/v1/sessions/${encodeURIComponent(id)}`, { token, signal: ctl.signal });
       if (r.session.version < s.version) return; // an older snapshot than the events we hold
-      s.info = r.session;
-      s.state = r.state;
-      s.version = r.session.version;
-      s.head = r.session.head;
-      s.dice = { ...r.session.dice };
-      drawMeta();
-      drawBoard();
+      adopt(r);
       if (forms) forms.refresh();
       audit.update(auditInfo());
     } catch (err) {
@@ -177,13 +182,7 @@ function openSession(frag) {
       fill(errorBox, renderError(err), hint ? h('p', null, hint) : null, h('p', null, h('a', { href: '#' }, 'Back to the start page')));
       return;
     }
-    s.info = first.session;
-    s.state = first.state;
-    s.version = first.session.version;
-    s.head = first.session.head;
-    s.dice = { ...first.session.dice };
-    drawMeta();
-    drawBoard();
+    adopt(first);
 
     log = eventLog();
     fill($('log'), log.element);
