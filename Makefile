@@ -43,7 +43,7 @@ LIB_CXX   := $(wildcard server/*.cpp)
 LLHTTP_C  := $(wildcard $(LLHTTP_SRC_DIR)/*.c)
 # Generated C: the migrations, the web client, the scenarios and the OpenAPI base document,
 # embedded so the binary runs from any directory (and in the container) with nothing beside it.
-WEB_FILES      := $(sort $(shell find web -type f ! -name '.*' ! -path '*/node_modules/*' 2>/dev/null))
+WEB_FILES      := $(sort $(shell find web -type f ! -path '*/.*' ! -path '*/node_modules/*' 2>/dev/null))
 SCENARIO_FILES := $(sort $(wildcard scenarios/*.json))
 OPENAPI_BASE   := $(wildcard protocol/openapi.base.json)
 GEN_C     := $(BUILD)/gen/migrations_data.c $(BUILD)/gen/web_files.c $(BUILD)/gen/scenario_files.c \

@@ -88,6 +88,16 @@ void api_put_webhooks(api_ctx *ctx, http_request *req, const route_match *m) {
             break;
         }
     }
+    size_t max_total = webhooks_max_total(ctx->webhooks);
+    if (rc == 0 &&
+        webhooks_count(ctx->webhooks) - webhooks_session_count(ctx->webhooks, id) + list->n >
+            max_total) {
+        api_error_set(&e, 503, "webhooks_full", json_pack("{s:I}", "limit", (json_int_t)max_total),
+                      "the daemon already holds as many webhooks as it may (webhooks.max_total "
+                      "= %zu); nothing was stored",
+                      max_total);
+        rc = -1;
+    }
     if (rc != 0) {
         write_job_free(job);
         respond_error(req, &e);

@@ -124,8 +124,9 @@ static const config_key keys[] = {
     BOOL_KEY("webhooks.allow_private_addresses", webhook_allow_private, false),
     INT_KEY("webhooks.timeout_ms", webhook_timeout_ms, 10000, 1, 600000),
     INT_KEY("webhooks.max_attempts", webhook_max_attempts, 6, 1, 100),
-    INT_KEY("webhooks.retry_base_ms", webhook_retry_base_ms, 1000, 1, 3600000),
+    INT_KEY("webhooks.retry_base_ms", webhook_retry_base_ms, 1000, 1, 60000),
     INT_KEY("webhooks.queue_max", webhook_queue_max, 1000, 1, 1000000),
+    INT_KEY("webhooks.max_total", webhook_max_total, 16384, 0, 1048576),
     BOOL_KEY("log.access_log", access_log, true),
     ENUM_KEY("log.level", level, "info", level_values),
 };

@@ -1,4 +1,5 @@
-/* Umpire's configuration: a TOML file with the tables [server], [storage] and [log].
+/* Umpire's configuration: a TOML file with the tables [server], [storage], [web], [webhooks]
+ * and [log].
  * Every key, its type, default and allowed range lives in one table in server/config.c; see
  * docs/config.md for the reference and config.example.toml for a file holding all defaults. */
 #ifndef UMPIRE_CONFIG_H
@@ -34,6 +35,7 @@ typedef struct umpire_config {
     int64_t webhook_max_attempts;   /* 6 per event */
     int64_t webhook_retry_base_ms;  /* 1000, doubling */
     int64_t webhook_queue_max;      /* 1000 events behind at most */
+    int64_t webhook_max_total;      /* 16384 hooks over every session */
     /* [log] */
     bool access_log; /* true */
     char level[16];  /* "info": debug | info | warn | error */

@@ -234,6 +234,7 @@ static int start_http(daemon_state *d) {
         .max_attempts = d->cfg.webhook_max_attempts,
         .retry_base_ms = d->cfg.webhook_retry_base_ms,
         .queue_max = d->cfg.webhook_queue_max,
+        .max_total = d->cfg.webhook_max_total,
     };
     d->webhooks = webhooks_new(d->loop, d->reader, &d->webhook_policy, &wl);
     if (!d->webhooks || store_webhooks_each(d->reader, on_stored_webhooks, d) != 0) {
@@ -316,5 +317,6 @@ int main(int argc, char **argv) {
     webhooks_free(d.webhooks);
     store_conn_close(d.reader);
     uv_loop_close(d.loop);
+    curl_global_cleanup();
     return 0;
 }

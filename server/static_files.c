@@ -3,6 +3,7 @@
 #include "server/embedded.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 struct static_files {
     static_file *files; /* sorted by path, for bsearch */
@@ -174,8 +176,13 @@ static int read_file(load_ctx *lc, const char *fs_path, const char *url_path, si
         free(data);
         return fail(lc, "out of memory reading the web root");
     }
-    FILE *f = fopen(fs_path, "rb");
-    if (!f) return fail(lc, "cannot open %s: %s", fs_path, strerror(errno));
+    /* O_NOFOLLOW: a symbolic link swapped in since the lstat is refused, not followed. */
+    int fd = open(fs_path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
+    if (!f) {
+        if (fd >= 0) close(fd);
+        return fail(lc, "cannot open %s: %s", fs_path, strerror(errno));
+    }
     size_t got = fread(data, 1, size, f);
     /* A file that changed size while read would be served cut short: refuse it instead. */
     bool whole = got == size && fgetc(f) == EOF;

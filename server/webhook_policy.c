@@ -137,6 +137,19 @@ bool webhook_address_is_inside(const struct sockaddr *sa) {
             return v4_inside((uint32_t)b[12] << 24 | (uint32_t)b[13] << 16 | (uint32_t)b[14] << 8 |
                              b[15]);
         if (memcmp(b, zero, 15) == 0 && (b[15] == 0 || b[15] == 1)) return true; /* :: and ::1 */
+        /* Forms that carry an IPv4 address, judged by it: IPv4-compatible ::a.b.c.d, NAT64
+         * 64:ff9b::/96 and 64:ff9b:1::/48 (on a DNS64 network 64:ff9b::a9fe:a9fe is
+         * 169.254.169.254), and 6to4 2002:AABB:CCDD::/16. */
+        static const uint8_t nat64[12] = {0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0};
+        static const uint8_t nat64_local[6] = {0, 0x64, 0xff, 0x9b, 0, 1};
+        if (memcmp(b, zero, 12) == 0 || memcmp(b, nat64, 12) == 0 || memcmp(b, nat64_local, 6) == 0)
+            return v4_inside((uint32_t)b[12] << 24 | (uint32_t)b[13] << 16 | (uint32_t)b[14] << 8 |
+                             b[15]) ||
+                   memcmp(b, nat64_local, 6) == 0; /* local-use NAT64: inside by definition */
+        if (b[0] == 0x20 && b[1] == 0x02)
+            return v4_inside((uint32_t)b[2] << 24 | (uint32_t)b[3] << 16 | (uint32_t)b[4] << 8 |
+                             b[5]);
+        if (b[0] == 0xfe && (b[1] & 0xc0) == 0xc0) return true; /* fec0::/10 site-local */
         if ((b[0] & 0xfe) == 0xfc) return true;                 /* fc00::/7 unique-local */
         if (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) return true; /* fe80::/10 link-local */
         if (b[0] == 0xff) return true;                          /* multicast */

@@ -6,6 +6,7 @@
 #include <arpa/inet.h>
 #include <curl/curl.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,10 +27,9 @@ typedef enum { HOOK_IDLE, HOOK_SENDING, HOOK_WAITING } hook_state;
 
 typedef struct hook {
     webhooks *owner;
-    struct hook *next;
     char session_id[33];
-    int id; /* 1.. in the order the referee listed them */
-    char url[WEBHOOK_URL_MAX + 1];
+    int id;    /* 1.. in the order the referee listed them */
+    char *url; /* owned */
     webhook_format format;
     bool private_ok; /* may connect to inside addresses (webhook_policy_check_url) */
     bool removed;    /* replaced or stopping: its timer is closing, then it is freed */
@@ -51,6 +51,17 @@ typedef struct hook {
     char refused[96]; /* why the last connection was refused by the address check */
 } hook;
 
+/* A session's hooks, found by session id in the owner's hash table: publishing, describing and
+ * replacing cost the same however many sessions have hooks. */
+typedef struct session_hooks {
+    struct session_hooks *next; /* in its bucket */
+    char session_id[33];
+    size_t n;
+    hook *hooks[WEBHOOKS_MAX];
+} session_hooks;
+
+#define WEBHOOK_BUCKETS 4096
+
 typedef struct sock_ctx {
     uv_poll_t poll;
     curl_socket_t fd;
@@ -67,7 +78,7 @@ struct webhooks {
     uv_timer_t curl_timer;
     uv_timer_t ready_timer; /* starts waiting hooks when slots free up */
     struct curl_slist *headers;
-    hook *hooks;
+    session_hooks *buckets[WEBHOOK_BUCKETS];
     size_t nhooks;
     hook *ready_head, *ready_tail; /* waiting for a slot, oldest first */
     size_t inflight;
@@ -224,7 +235,8 @@ static size_t on_header(char *p, size_t size, size_t n, void *arg) {
         memcpy(buf, p + 12, m);
         buf[m] = '\0';
         long s = strtol(buf, NULL, 10); /* seconds; an HTTP date reads as 0: plain backoff */
-        h->retry_after_s = s > 0 ? s : 0;
+        /* Clamped before any arithmetic (the wait is capped at 60 s anyway). */
+        h->retry_after_s = s <= 0 ? 0 : s > 3600 ? 3600 : s;
     }
     return len;
 }
@@ -249,20 +261,20 @@ static curl_socket_t open_socket(void *arg, curlsocktype purpose, struct curl_so
 
 static void start_transfer(hook *h) {
     webhooks *w = h->owner;
+    /* A failure here is ours, not the receiver's: it is retried by the timer (never given up,
+     * never by recursion back into kick), and does not count as an attempt. */
     h->body = event_body_new(w, h, h->cursor + 1);
     if (!h->body) {
-        h->attempts++;
         set_error(h, "%s", "the event could not be read from the database");
-        attempt_failed(h);
+        wait_retry(h);
         return;
     }
     CURL *e = curl_easy_init();
     if (!e) {
         free(h->body);
         h->body = NULL;
-        h->attempts++;
         set_error(h, "%s", "out of memory starting the request");
-        attempt_failed(h);
+        wait_retry(h);
         return;
     }
     curl_easy_setopt(e, CURLOPT_URL, h->url);
@@ -272,6 +284,9 @@ static void start_transfer(hook *h) {
     curl_easy_setopt(e, CURLOPT_USERAGENT, "umpired/" UMPIRE_VERSION);
     curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)w->lim.timeout_ms);
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    /* Ending a transfer whose name lookup is still running (a timeout, a removed hook) must not
+     * wait for curl's resolver thread: that wait would be on the loop thread. */
+    curl_easy_setopt(e, CURLOPT_QUICK_EXIT, 1L);
     curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
     /* No proxy from the environment: the address check must see the receiver's address. */
@@ -289,8 +304,9 @@ static void start_transfer(hook *h) {
         curl_easy_cleanup(e);
         free(h->body);
         h->body = NULL;
+        h->attempts--;
         set_error(h, "%s", "the request could not be started");
-        attempt_failed(h);
+        wait_retry(h);
         return;
     }
     h->easy = e;
@@ -373,23 +389,32 @@ static void transfer_done(hook *h, CURLcode res, long status) {
     attempt_failed(h);
 }
 
-static void kick(hook *h) {
+/* Starts h's next delivery if it is free and has one; from_queue: on_ready took h off the head
+ * of the queue. Otherwise a hook goes behind those already waiting, so that the queue is oldest
+ * first and a busy hook cannot take back the slot it has just freed. */
+static void kick_from(hook *h, bool from_queue) {
     webhooks *w = h->owner;
     if (h->state != HOOK_IDLE || h->removed || h->blocked || w->stopped) return;
     if (h->head <= h->cursor) return;
-    if (w->inflight >= WEBHOOK_INFLIGHT_MAX) {
+    if (h->queued) return; /* already waiting its turn */
+    if (w->inflight >= WEBHOOK_INFLIGHT_MAX || (w->ready_head && !from_queue)) {
         ready_push(h);
+        if (w->inflight < WEBHOOK_INFLIGHT_MAX) uv_timer_start(&w->ready_timer, on_ready, 0, 0);
         return;
     }
-    ready_unlink(h);
     if (h->head - h->cursor > w->lim.queue_max) {
         int64_t skip = h->head - h->cursor - w->lim.queue_max;
         log_msg(LOG_WARN, "webhook %d of session %s: %lld events behind, dropping the oldest %lld",
                 h->id, h->session_id, (long long)(h->head - h->cursor), (long long)skip);
         h->dropped += skip;
         h->cursor += skip;
+        h->attempts = 0; /* a new event: its own attempts and backoff */
     }
     start_transfer(h);
+}
+
+static void kick(hook *h) {
+    kick_from(h, false);
 }
 
 /* Slots freed: start waiting hooks, oldest first, while slots last. */
@@ -398,7 +423,7 @@ static void on_ready(uv_timer_t *t) {
     while (w->ready_head && w->inflight < WEBHOOK_INFLIGHT_MAX) {
         hook *h = w->ready_head;
         ready_unlink(h);
-        kick(h);
+        kick_from(h, true);
     }
 }
 
@@ -535,8 +560,14 @@ webhooks *webhooks_new(uv_loop_t *loop, store_conn *reader, const webhook_policy
     return w;
 }
 
+static void hook_free(hook *h) {
+    if (!h) return;
+    free(h->url);
+    free(h);
+}
+
 static void on_hook_closed(uv_handle_t *hd) {
-    free(hd->data);
+    hook_free(hd->data);
 }
 
 /* Unlinks nothing: cancels h's transfer and timer and frees it once the timer is closed. */
@@ -548,22 +579,44 @@ static void hook_retire(hook *h) {
     uv_close((uv_handle_t *)&h->retry, on_hook_closed);
 }
 
+static size_t bucket_of(const char *session_id) {
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (const char *p = session_id; *p; p++)
+        h = (h ^ (unsigned char)*p) * 16777619u;
+    return h % WEBHOOK_BUCKETS;
+}
+
+/* The link that points at the session's group (*result is NULL when it has none). */
+static session_hooks **group_link(webhooks *w, const char *session_id) {
+    session_hooks **pp = &w->buckets[bucket_of(session_id)];
+    while (*pp && strcmp((*pp)->session_id, session_id) != 0)
+        pp = &(*pp)->next;
+    return pp;
+}
+
 int webhooks_set(webhooks *w, const char *session_id, const webhook_list *list, int64_t version) {
     if (w->stopped) return -1;
-    /* Build the new hooks first, so that running out of memory changes nothing. */
+    session_hooks **link = group_link(w, session_id);
+    session_hooks *g = *link;
+    /* Build the new hooks (and group) first, so that running out of memory changes nothing. */
+    session_hooks *fresh_group = !g && list->n ? calloc(1, sizeof *fresh_group) : NULL;
+    if (!g && list->n && !fresh_group) return -1;
     hook *fresh[WEBHOOKS_MAX] = {0};
     for (size_t i = 0; i < list->n; i++) {
         hook *h = calloc(1, sizeof *h);
-        if (!h) {
+        char *url = h ? strdup(list->hooks[i].url) : NULL;
+        if (!url) {
+            free(h);
             for (size_t j = 0; j < i; j++)
-                free(fresh[j]);
+                hook_free(fresh[j]);
+            free(fresh_group);
             return -1;
         }
         char host[WEBHOOK_HOST_MAX] = "";
         h->owner = w;
         memcpy(h->session_id, session_id, 33);
         h->id = (int)i + 1;
-        memcpy(h->url, list->hooks[i].url, sizeof h->url);
+        h->url = url;
         h->format = list->hooks[i].format;
         if (webhook_policy_check_url(w->policy, h->url, host, sizeof host, &h->private_ok) !=
             WEBHOOK_URL_OK) {
@@ -576,44 +629,52 @@ int webhooks_set(webhooks *w, const char *session_id, const webhook_list *list, 
         h->cursor = h->head = version;
         fresh[i] = h;
     }
-    for (hook **pp = &w->hooks; *pp;) {
-        hook *h = *pp;
-        if (strcmp(h->session_id, session_id) == 0) {
-            *pp = h->next;
-            w->nhooks--;
-            hook_retire(h);
-        } else {
-            pp = &h->next;
+    if (g) {
+        for (size_t i = 0; i < g->n; i++)
+            hook_retire(g->hooks[i]);
+        w->nhooks -= g->n;
+        g->n = 0;
+        if (!list->n) { /* no hooks left: the group goes */
+            *link = g->next;
+            free(g);
+            return 0;
         }
+    } else if (fresh_group) {
+        memcpy(fresh_group->session_id, session_id, 33);
+        fresh_group->next = w->buckets[bucket_of(session_id)];
+        w->buckets[bucket_of(session_id)] = fresh_group;
+        g = fresh_group;
     }
-    /* Appended in order, so that describe lists them as the referee did. */
-    hook **tail = &w->hooks;
-    while (*tail)
-        tail = &(*tail)->next;
-    for (size_t i = 0; i < list->n; i++) {
+    for (size_t i = 0; i < list->n; i++) { /* in order: describe lists them as the referee did */
         uv_timer_init(w->loop, &fresh[i]->retry);
         fresh[i]->retry.data = fresh[i];
-        *tail = fresh[i];
-        tail = &fresh[i]->next;
+        g->hooks[g->n++] = fresh[i];
         w->nhooks++;
     }
     return 0;
 }
 
 void webhooks_publish(webhooks *w, const char *session_id) {
-    if (!w || !w->hooks) return; /* the common case: no webhooks anywhere, no query */
-    int64_t version = -2;
-    for (hook *h = w->hooks; h; h = h->next) {
-        if (strcmp(h->session_id, session_id) != 0) continue;
-        if (version == -2) version = session_version(w, session_id);
-        if (version < 0) return; /* storage error: the next commit tries again */
+    if (!w || !w->nhooks) return; /* the common case: no webhooks anywhere, no query */
+    session_hooks *g = *group_link(w, session_id);
+    if (!g) return;
+    int64_t version = session_version(w, session_id);
+    if (version < 0) return; /* storage error: the next commit tries again */
+    for (size_t i = 0; i < g->n; i++) {
+        hook *h = g->hooks[i];
         if (version > h->head) h->head = version;
         kick(h);
     }
 }
 
+size_t webhooks_session_count(webhooks *w, const char *session_id) {
+    session_hooks *g = w ? *group_link(w, session_id) : NULL;
+    return g ? g->n : 0;
+}
+
 static const char *state_name(const hook *h) {
     if (h->blocked) return "blocked";
+    if (h->queued) return "queued";
     return h->state == HOOK_SENDING   ? "sending"
            : h->state == HOOK_WAITING ? "waiting_retry"
                                       : "idle";
@@ -622,10 +683,10 @@ static const char *state_name(const hook *h) {
 json_t *webhooks_describe_new(webhooks *w, const char *session_id) {
     json_t *list = json_array();
     if (!list) return NULL;
-    int64_t version = -2;
-    for (hook *h = w->hooks; h; h = h->next) {
-        if (strcmp(h->session_id, session_id) != 0) continue;
-        if (version == -2) version = session_version(w, session_id);
+    session_hooks *g = *group_link(w, session_id);
+    int64_t version = g ? session_version(w, session_id) : -1;
+    for (size_t i = 0; g && i < g->n; i++) {
+        hook *h = g->hooks[i];
         if (version > h->head) h->head = version;
         json_t *next_in = json_null();
         if (h->state == HOOK_WAITING) {
@@ -652,6 +713,10 @@ json_t *webhooks_describe_new(webhooks *w, const char *session_id) {
     return list;
 }
 
+size_t webhooks_max_total(const webhooks *w) {
+    return w ? (size_t)w->lim.max_total : 0;
+}
+
 size_t webhooks_count(const webhooks *w) {
     return w ? w->nhooks : 0;
 }
@@ -659,10 +724,14 @@ size_t webhooks_count(const webhooks *w) {
 void webhooks_stop(webhooks *w) {
     if (!w || w->stopped) return;
     w->stopped = true;
-    while (w->hooks) {
-        hook *h = w->hooks;
-        w->hooks = h->next;
-        hook_retire(h);
+    for (size_t b = 0; b < WEBHOOK_BUCKETS; b++) {
+        while (w->buckets[b]) {
+            session_hooks *g = w->buckets[b];
+            w->buckets[b] = g->next;
+            for (size_t i = 0; i < g->n; i++)
+                hook_retire(g->hooks[i]);
+            free(g);
+        }
     }
     w->nhooks = 0;
     uv_timer_stop(&w->curl_timer);

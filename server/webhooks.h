@@ -28,6 +28,7 @@ typedef struct webhooks_limits {
     int64_t max_attempts;  /* per event */
     int64_t retry_base_ms; /* first backoff; doubles per attempt, at most WEBHOOK_BACKOFF_MAX_MS */
     int64_t queue_max;     /* events a hook may fall behind before the oldest are dropped */
+    int64_t max_total;     /* hooks over every session (about 0.6 KiB each) */
 } webhooks_limits;
 
 #define WEBHOOK_BACKOFF_MAX_MS 60000
@@ -47,8 +48,13 @@ void webhooks_publish(webhooks *w, const char *session_id);
 /* [{"id", "url", "format", "delivery": {...}}] for the session (docs/api.md), new reference;
  * NULL out of memory. */
 json_t *webhooks_describe_new(webhooks *w, const char *session_id);
-/* Hooks registered, over every session. */
+/* Hooks registered, over every session; and of one session. */
 size_t webhooks_count(const webhooks *w);
+size_t webhooks_session_count(webhooks *w, const char *session_id);
+
+/* The most hooks over every session ([webhooks] max_total): a PUT that would pass it gets 503.
+ * Anyone may create sessions, so the total needs a bound of its own. */
+size_t webhooks_max_total(const webhooks *w);
 /* Cancels every transfer and timer and closes the handles (the loop then runs them out). */
 void webhooks_stop(webhooks *w);
 /* After webhooks_stop and the loop has run; before the reader is closed. */

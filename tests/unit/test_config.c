@@ -52,6 +52,7 @@ static const struct {
     {"webhooks.max_attempts", "14"},
     {"webhooks.retry_base_ms", "15"},
     {"webhooks.queue_max", "16"},
+    {"webhooks.max_total", "17"},
 };
 #define NON_DEFAULT_COUNT (sizeof non_default / sizeof non_default[0])
 
@@ -129,7 +130,7 @@ static void write_temp(char path[64], const char *text, size_t len) {
 
 static void test_key_table(void **state) {
     (void)state;
-    assert_int_equal(config_key_count(), 23);
+    assert_int_equal(config_key_count(), 24);
     for (size_t i = 0; i < config_key_count(); i++) {
         const char *name = config_key_name(i);
         assert_non_null(name);

@@ -102,11 +102,24 @@ static void test_inside_addresses(void **state) {
     const char *out4[] = {"8.8.8.8", "172.32.0.1", "100.128.0.1", "162.159.135.232", "11.0.0.1"};
     for (size_t i = 0; i < sizeof out4 / sizeof out4[0]; i++)
         if (inside4(out4[i])) fail_msg("%s should be outside", out4[i]);
-    const char *in6[] = {"::1",          "::",      "fe80::1",          "fc00::1",
-                         "fd12:3456::1", "ff02::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1"};
+    const char *in6[] = {"::1",
+                         "::",
+                         "fe80::1",
+                         "fc00::1",
+                         "fd12:3456::1",
+                         "ff02::1",
+                         "::ffff:127.0.0.1",
+                         "::ffff:10.0.0.1",
+                         "::127.0.0.1",
+                         "64:ff9b::a9fe:a9fe",
+                         "64:ff9b:1::8.8.8.8",
+                         "2002:7f00:1::1",
+                         "2002:a00:1::",
+                         "fec0::1"};
     for (size_t i = 0; i < sizeof in6 / sizeof in6[0]; i++)
         if (!inside6(in6[i])) fail_msg("%s should be inside", in6[i]);
-    const char *out6[] = {"2606:4700::6810:84e5", "::ffff:8.8.8.8"};
+    const char *out6[] = {"2606:4700::6810:84e5", "::ffff:8.8.8.8", "64:ff9b::808:808",
+                          "2002:808:808::1"};
     for (size_t i = 0; i < sizeof out6 / sizeof out6[0]; i++)
         if (inside6(out6[i])) fail_msg("%s should be outside", out6[i]);
 }
