@@ -11,17 +11,16 @@
 #include "server/alloc_guard.h"
 #include "server/api.h"
 #include "server/config.h"
-#include "server/store_webhooks.h"
-#include "server/webhooks.h"
-
-#include <curl/curl.h>
 #include "server/health_check.h"
 #include "server/http_server.h"
 #include "server/log.h"
 #include "server/migrate.h"
 #include "server/store.h"
+#include "server/store_webhooks.h"
+#include "server/webhooks.h"
 #include "server/writer.h"
 
+#include <curl/curl.h>
 #include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
@@ -220,7 +219,7 @@ static int start_http(daemon_state *d) {
     d->live = live_new(d->loop, d->reader);
     d->api.live = d->live;
     if (api_assets_init(&d->assets, d->cfg.web_root, err, sizeof err) != 0) {
-        log_msg(LOG_ERROR, "web client: %s", err);
+        log_msg(LOG_ERROR, "web client, scenarios or OpenAPI document: %s", err);
         return -1;
     }
     d->api.assets = &d->assets;
