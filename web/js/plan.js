@@ -61,8 +61,15 @@ export function tablePlan({ units, terrain, options = {}, sides, onPick }) {
   const placed = units.filter((u) => Array.isArray(u.at));
   // Units out of play first, so that the ones still fighting are drawn on top.
   placed.sort((a, b) => Number(isGone(b)) - Number(isGone(a)));
+  // Labels go below their base unless that would run into a label already placed below a base
+  // nearby (two bases side by side): then above. Widths are estimated from the text length.
+  const labelsBelow = [];
+  const labelWidth = (text) => text.length * fs * 0.6;
   for (const u of placed) {
     const [x, y] = u.at;
+    const clash = labelsBelow.some((o) => Math.abs(o.x - x) < (o.w + labelWidth(u.id)) / 2 + fs * 0.5 && Math.abs(o.y - y) < fs * 2.5);
+    const below = !clash;
+    if (below) labelsBelow.push({ x, y, w: labelWidth(u.id) });
     const cond = conditions(u);
     const label = describeUnit(u);
     const facing = Number.isFinite(u.facing) ? u.facing : 0;
@@ -75,8 +82,10 @@ export function tablePlan({ units, terrain, options = {}, sides, onPick }) {
       s('line', { x1: -fw / 2, y1: -dp / 2, x2: fw / 2, y2: -dp / 2, class: 'base-front' }),
       s('polygon', { points: `0,${-dp / 2 - dp * 0.7} ${-dp * 0.45},${-dp / 2} ${dp * 0.45},${-dp / 2}`, class: 'facing' }),
       isGone(u) ? [s('line', { x1: -fw / 2, y1: -dp / 2, x2: fw / 2, y2: dp / 2, class: 'gone-x' }), s('line', { x1: fw / 2, y1: -dp / 2, x2: -fw / 2, y2: dp / 2, class: 'gone-x' })] : null),
-    s('text', { x, y: -y + dp + fs, 'font-size': fs, class: 'plan-text unit-name', 'text-anchor': 'middle' },
-      `${u.id}${cond.length ? ` (${cond.join(', ')})` : ''}`));
+    // The condition goes on a line of its own: side by side, two bases' labels ran together.
+    s('text', { x, y: below ? -y + dp + fs : -y - dp * 1.3 - (cond.length ? fs * 1.1 : 0), 'font-size': fs, class: 'plan-text unit-name', 'text-anchor': 'middle' },
+      u.id,
+      cond.length ? s('tspan', { x, dy: fs * 1.1, class: 'unit-cond' }, `(${cond.join(', ')})`) : null));
     const pick = (ev) => {
       ev.stopPropagation();
       onPick({ kind: 'unit', id: u.id, side: u.side, at: u.at });
