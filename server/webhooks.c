@@ -83,7 +83,7 @@ struct webhooks {
     hook *ready_head, *ready_tail; /* waiting for a slot, oldest first */
     size_t inflight;
     sock_ctx *socks;
-    sqlite3_stmt *st_version, *st_event;
+    sqlite3_stmt *st_version;
     bool stopped;
 };
 
@@ -99,13 +99,9 @@ static int64_t session_version(webhooks *w, const char *session_id) {
     return v;
 }
 
-static const char *column_text(sqlite3_stmt *st, int i) {
-    const char *s = (const char *)sqlite3_column_text(st, i);
-    return s ? s : "";
-}
-
 /* A line for an event without a summary of its own (session_created, dice_seed_revealed). */
-static void fallback_line(const char *type, json_t *data, int64_t seq, char *out, size_t cap) {
+static void fallback_line(const char *type, const json_t *data, int64_t seq, char *out,
+                          size_t cap) {
     if (strcmp(type, "session_created") == 0)
         snprintf(out, cap, "Session created: %s (%s)",
                  json_string_value(json_object_get(data, "title")) ?: "untitled",
@@ -120,54 +116,37 @@ static void fallback_line(const char *type, json_t *data, int64_t seq, char *out
         snprintf(out, cap, "%s (event %lld)", type, (long long)seq);
 }
 
-/* The body of the delivery of event seq (malloc'd), or NULL on a storage error or no memory. */
+/* The body of the delivery of event seq (malloc'd), or NULL on a storage error or no memory.
+ * The event is read as GET /events reads it (store_events_page_new), so format "event" sends
+ * exactly the object that endpoint lists. */
 static char *event_body_new(webhooks *w, const hook *h, int64_t seq) {
-    sqlite3_stmt *st = w->st_event;
-    sqlite3_reset(st);
-    sqlite3_bind_text(st, 1, h->session_id, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, seq);
+    json_t *page = store_events_page_new(w->reader, h->session_id, seq - 1, 1);
+    json_t *ev = json_array_get(page, 0);
     char *out = NULL;
-    if (sqlite3_step(st) != SQLITE_ROW) goto done;
-    const char *type = column_text(st, 3), *data_text = column_text(st, 4);
-    json_t *data = json_loads(data_text, 0, NULL);
-    if (!data) goto done;
-    json_out o = {0};
+    if (!ev) goto done;
     if (h->format == WEBHOOK_EVENT) {
-        /* As GET /events answers it: seq, ts, actor, type, data, prev, hash. */
-        json_out_text(&o, "{\"seq\":");
-        json_out_integer(&o, seq);
-        json_out_text(&o, ",\"ts\":");
-        json_out_string(&o, column_text(st, 1));
-        json_out_text(&o, ",\"actor\":");
-        json_out_string(&o, column_text(st, 2));
-        json_out_text(&o, ",\"type\":");
-        json_out_string(&o, type);
-        json_out_text(&o, ",\"data\":");
-        json_out_value(&o, data);
-        json_out_text(&o, ",\"prev\":");
-        json_out_string(&o, column_text(st, 5));
-        json_out_text(&o, ",\"hash\":");
-        json_out_string(&o, column_text(st, 6));
-        json_out_text(&o, "}");
-    } else {
-        char line[WEBHOOK_DISCORD_MAX * 4 + 1];
-        const char *summary = json_string_value(json_object_get(data, "summary"));
-        if (summary)
-            snprintf(line, sizeof line, "%s", summary);
-        else
-            fallback_line(type, data, seq, line, sizeof line);
-        /* Discord refuses content over 2000 characters: cut at a character boundary. */
-        line[webhook_cut_chars(line, WEBHOOK_DISCORD_MAX)] = '\0';
-        /* Players write parts of a summary (a roll's purpose, unit names, the title): Discord
-         * must not turn "@everyone" or "<@&role>" in them into pings. */
-        json_out_text(&o, "{\"content\":");
-        json_out_string(&o, line);
-        json_out_text(&o, ",\"allowed_mentions\":{\"parse\":[]}}");
+        out = json_out_compact_new(ev, NULL);
+        goto done;
     }
-    json_decref(data);
+    json_t *data = json_object_get(ev, "data");
+    const char *summary = json_string_value(json_object_get(data, "summary"));
+    char line[WEBHOOK_DISCORD_MAX * 4 + 1];
+    if (summary)
+        snprintf(line, sizeof line, "%s", summary);
+    else
+        fallback_line(json_string_value(json_object_get(ev, "type")) ?: "event", data, seq, line,
+                      sizeof line);
+    /* Discord refuses content over 2000 characters: cut at a character boundary. */
+    line[webhook_cut_chars(line, WEBHOOK_DISCORD_MAX)] = '\0';
+    /* Players write parts of a summary (a roll's purpose, unit names, the title): Discord must
+     * not turn "@everyone" or "<@&role>" in them into pings. */
+    json_out o = {0};
+    json_out_text(&o, "{\"content\":");
+    json_out_string(&o, line);
+    json_out_text(&o, ",\"allowed_mentions\":{\"parse\":[]}}");
     out = json_out_finish(&o, NULL);
 done:
-    sqlite3_reset(st);
+    json_decref(page);
     return out;
 }
 
@@ -299,16 +278,15 @@ static void start_transfer(hook *h) {
     curl_easy_setopt(e, CURLOPT_PRIVATE, h);
     h->retry_after_s = 0;
     h->refused[0] = '\0';
-    h->attempts++;
     if (curl_multi_add_handle(w->multi, e) != CURLM_OK) {
         curl_easy_cleanup(e);
         free(h->body);
         h->body = NULL;
-        h->attempts--;
         set_error(h, "%s", "the request could not be started");
         wait_retry(h);
         return;
     }
+    h->attempts++;
     h->easy = e;
     h->state = HOOK_SENDING;
     w->inflight++;
@@ -537,13 +515,8 @@ webhooks *webhooks_new(uv_loop_t *loop, store_conn *reader, const webhook_policy
     if (h2) w->headers = h2;
     if (!w->multi || !h2 ||
         sqlite3_prepare_v2(reader->db, "SELECT version FROM sessions WHERE id = ?1", -1,
-                           &w->st_version, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(reader->db,
-                           "SELECT seq, ts, actor, type, data, prev, hash FROM events "
-                           "WHERE session_id = ?1 AND seq = ?2",
-                           -1, &w->st_event, NULL) != SQLITE_OK) {
+                           &w->st_version, NULL) != SQLITE_OK) {
         sqlite3_finalize(w->st_version);
-        sqlite3_finalize(w->st_event);
         curl_slist_free_all(w->headers);
         if (w->multi) curl_multi_cleanup(w->multi);
         free(w);
@@ -747,7 +720,6 @@ void webhooks_stop(webhooks *w) {
 void webhooks_free(webhooks *w) {
     if (!w) return;
     sqlite3_finalize(w->st_version);
-    sqlite3_finalize(w->st_event);
     curl_slist_free_all(w->headers);
     free(w);
 }
