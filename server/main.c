@@ -10,6 +10,7 @@
  * close the database, exit 0. */
 #include "server/alloc_guard.h"
 #include "server/api.h"
+#include "server/checkpointer.h"
 #include "server/config.h"
 #include "server/health_check.h"
 #include "server/http_server.h"
@@ -177,7 +178,16 @@ static int open_storage(daemon_state *d) {
         store_conn_close(w);
         return -1;
     }
-    d->writer = writer_new(d->loop, w, d->cfg.group_commit_max, d->cfg.writer_queue_max);
+    /* A third connection checkpoints the WAL beside the writer (server/checkpointer.h). */
+    store_conn *ck =
+        store_conn_open(d->cfg.db, d->cfg.synchronous, d->cfg.busy_timeout_ms, err, sizeof err);
+    checkpointer *ckpt = ck ? checkpointer_new(ck) : NULL;
+    if (!ckpt) {
+        log_msg(LOG_ERROR, "cannot start the checkpoint thread%s%s", ck ? "" : ": ", ck ? "" : err);
+        store_conn_close(w);
+        return -1;
+    }
+    d->writer = writer_new(d->loop, w, ckpt, d->cfg.group_commit_max, d->cfg.writer_queue_max);
     if (!d->writer) {
         log_msg(LOG_ERROR, "cannot start the writer thread");
         return -1;

@@ -2,6 +2,7 @@
 
 #include "protocol/api_error.h"
 #include "server/alloc_guard.h"
+#include "server/checkpointer.h"
 #include "server/log.h"
 #include "server/session_cache.h"
 #include "server/session_write.h"
@@ -13,6 +14,7 @@
 struct writer {
     uv_loop_t *loop;
     store_conn *conn;
+    checkpointer *ckpt;   /* NULL: SQLite checkpoints inside the commits */
     session_cache *cache; /* writer thread only */
     int64_t group_max, queue_max;
     uv_thread_t thread;
@@ -150,17 +152,25 @@ static void on_async(uv_async_t *handle) {
     }
 }
 
-writer *writer_new(uv_loop_t *loop, store_conn *conn_take, int64_t group_max, int64_t queue_max) {
+writer *writer_new(uv_loop_t *loop, store_conn *conn_take, checkpointer *ckpt_take,
+                   int64_t group_max, int64_t queue_max) {
     writer *w = calloc(1, sizeof *w);
-    if (!w) return NULL;
+    if (!w) {
+        checkpointer_free(ckpt_take);
+        store_conn_close(conn_take);
+        return NULL;
+    }
     w->loop = loop;
     w->conn = conn_take;
+    w->ckpt = ckpt_take;
     w->cache = session_cache_new();
     if (!w->cache) {
+        checkpointer_free(ckpt_take);
         store_conn_close(conn_take);
         free(w);
         return NULL;
     }
+    if (w->ckpt) checkpointer_watch(w->ckpt, w->conn->db);
     w->group_max = group_max > 0 ? group_max : 1;
     w->queue_max = queue_max > 0 ? queue_max : 1;
     pthread_mutex_init(&w->mu, NULL);
@@ -169,6 +179,7 @@ writer *writer_new(uv_loop_t *loop, store_conn *conn_take, int64_t group_max, in
     w->async.data = w;
     if (uv_thread_create(&w->thread, writer_thread, w) != 0) {
         uv_close((uv_handle_t *)&w->async, NULL);
+        checkpointer_free(ckpt_take);
         store_conn_close(conn_take);
         session_cache_free(w->cache);
         free(w);
@@ -211,7 +222,9 @@ void writer_stop(writer *w, void (*closed)(void *arg), void *arg) {
     pthread_cond_signal(&w->cond);
     pthread_mutex_unlock(&w->mu);
     uv_thread_join(&w->thread);
-    on_async(&w->async); /* answer what finished after the last wake-up */
+    on_async(&w->async);        /* answer what finished after the last wake-up */
+    checkpointer_free(w->ckpt); /* before the last connection closes (it checkpoints itself) */
+    w->ckpt = NULL;
     store_conn_close(w->conn);
     w->conn = NULL;
     session_cache_free(w->cache);

@@ -46,9 +46,13 @@ void write_job_free(write_job *job);
 
 typedef struct writer writer;
 
-/* Takes ownership of conn. group_max: jobs per transaction at most; queue_max: queued jobs at
- * most. NULL on failure. */
-writer *writer_new(uv_loop_t *loop, store_conn *conn_take, int64_t group_max, int64_t queue_max);
+typedef struct checkpointer checkpointer;
+
+/* Takes ownership of conn and of ckpt (server/checkpointer.h; NULL: SQLite's automatic
+ * checkpoints, inside the commits). group_max: jobs per transaction at most; queue_max: queued jobs
+ * at most. NULL on failure. */
+writer *writer_new(uv_loop_t *loop, store_conn *conn_take, checkpointer *ckpt_take,
+                   int64_t group_max, int64_t queue_max);
 /* Queues job (ownership passes to the writer until done is called). -1 when the queue is full or
  * the writer is stopping: the job is untouched and still the caller's. */
 int writer_submit(writer *w, write_job *job);
