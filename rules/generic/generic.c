@@ -1,5 +1,6 @@
 /* Ruleset `generic`: dice rolls in the contract's notation, for any game Umpire has no module
  * for. One action, `roll`; every die is logged; the state counts rolls and keeps the last. */
+#include "rules/common/json_build.h"
 #include "rules/generic/notation.h"
 #include "rules/ruleset.h"
 #include "protocol/json_in.h"
@@ -44,20 +45,9 @@ static int roll_decode(const json_t *fields, void *out, api_error *err) {
     return 0;
 }
 
-/* {key: value} pairs set without json_pack's format parsing (this is the per-action path). */
-static json_t *set_str(json_t *obj, const char *key, const char *value) {
-    json_object_set_new_nocheck(obj, key, json_string(value));
-    return obj;
-}
-
-static json_t *set_int(json_t *obj, const char *key, json_int_t value) {
-    json_object_set_new_nocheck(obj, key, json_integer(value));
-    return obj;
-}
-
 static json_t *roll_encode(const void *action) {
     const generic_roll *r = action;
-    return set_str(set_str(json_object(), "expr", r->expr), "purpose", r->purpose);
+    return rules_set_str(rules_set_str(json_object(), "expr", r->expr), "purpose", r->purpose);
 }
 
 static int cmp_desc(const void *a, const void *b) {
@@ -154,7 +144,8 @@ static int roll_resolve(const rules_ctx *ctx, const void *action, rules_outcome 
         const notation_term *t = &n->terms[i];
         say(canonical, sizeof canonical, "%s%s", t->sign < 0 ? "-" : (i ? "+" : ""), t->text);
         if (i) say(parts, sizeof parts, "; ");
-        json_t *term = set_int(set_str(json_object(), "term", t->text), "sign", t->sign);
+        json_t *term =
+            rules_set_int(rules_set_str(json_object(), "term", t->text), "sign", t->sign);
         int64_t value;
         if (t->kind == NOTATION_TERM_DICE) {
             if (roll_term(ctx->dice, r->purpose, t, term, parts, sizeof parts, &value) != 0) {
@@ -172,7 +163,8 @@ static int roll_resolve(const rules_ctx *ctx, const void *action, rules_outcome 
         json_array_append_new(terms, term);
         total += t->sign * value;
     }
-    out->result = set_int(set_str(json_object(), "expr", canonical), "total", (json_int_t)total);
+    out->result =
+        rules_set_int(rules_set_str(json_object(), "expr", canonical), "total", (json_int_t)total);
     json_object_set_new_nocheck(out->result, "terms", terms);
     /* "knight rolled initiative 2d6+1 = 8 (2d6: [3,4] = 7; +1)"; a long roll is cut, never
      * overrun. */
@@ -185,9 +177,11 @@ static int roll_resolve(const rules_ctx *ctx, const void *action, rules_outcome 
     json_t *state = json_copy((json_t *)ctx->state);
     json_int_t rolls = json_integer_value(json_object_get(state, "rolls"));
     json_object_set_new(state, "rolls", json_integer(rolls + 1));
-    json_t *last = set_str(set_str(json_object(), "actor", ctx->actor), "purpose", r->purpose);
-    json_object_set_new(state, "last_roll",
-                        set_int(set_str(last, "expr", canonical), "total", (json_int_t)total));
+    json_t *last =
+        rules_set_str(rules_set_str(json_object(), "actor", ctx->actor), "purpose", r->purpose);
+    json_object_set_new(
+        state, "last_roll",
+        rules_set_int(rules_set_str(last, "expr", canonical), "total", (json_int_t)total));
     out->new_state = state;
     return out->result && state ? 0 : -1;
 }

@@ -11,6 +11,7 @@
 #include "protocol/json_in.h"
 #include "rules/common/units.h"
 #include "rules/common/fields.h"
+#include "rules/common/json_build.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -118,12 +119,19 @@ static int read_unit(const json_t *obj, const char *path, bool in_state, hm_unit
 }
 
 json_t *hm_unit_to_json(const hm_unit *u) {
-    json_t *o = json_pack(
-        "{s:s, s:s, s:s, s:s, s:o, s:i, s:I, s:i, s:i, s:s, s:i, s:i}", "id", u->id, "side",
-        u->side, "type", hm_type_name(u->type), "quality", hm_quality_name(u->quality), "at",
-        table_pt_json(u->at), "facing", u->facing, "movement", (json_int_t)u->movement,
-        "effectiveness", u->quarters * 25, "hits_per_quarter", u->hits_per_quarter, "state",
-        hm_state_name(u->state), "hits", u->hits, "hits_this_turn", u->hits_this_turn);
+    json_t *o = json_object();
+    rules_set_str(o, "id", u->id);
+    rules_set_str(o, "side", u->side);
+    rules_set_str(o, "type", hm_type_name(u->type));
+    rules_set_str(o, "quality", hm_quality_name(u->quality));
+    rules_set_new(o, "at", table_pt_json(u->at));
+    rules_set_int(o, "facing", u->facing);
+    rules_set_int(o, "movement", (json_int_t)u->movement);
+    rules_set_int(o, "effectiveness", u->quarters * 25);
+    rules_set_int(o, "hits_per_quarter", u->hits_per_quarter);
+    rules_set_str(o, "state", hm_state_name(u->state));
+    rules_set_int(o, "hits", u->hits);
+    rules_set_int(o, "hits_this_turn", u->hits_this_turn);
     if (!o) return NULL;
     if (u->name[0]) json_object_set_new(o, "name", json_string(u->name));
     if (u->general[0]) json_object_set_new(o, "general", json_string(u->general));

@@ -10,6 +10,7 @@
 #include "protocol/json_in.h"
 #include "rules/common/units.h"
 #include "rules/common/fields.h"
+#include "rules/common/json_build.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -138,10 +139,16 @@ static int read_unit(const json_t *obj, const char *path, bool in_state, vc_unit
 json_t *vc_unit_to_json(const vc_unit *u) {
     char at[HEX_NAME_MAX];
     hex_format(u->at, at);
-    json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:s, s:i}", "id", u->id, "side",
-                          u->side, "type", vc_type_name(u->type), "hex", at, "facing",
-                          hex_dir_name(u->facing), "strength", u->strength, "morale", u->morale,
-                          "state", vc_state_name(u->state), "movement", u->movement);
+    json_t *o = json_object();
+    rules_set_str(o, "id", u->id);
+    rules_set_str(o, "side", u->side);
+    rules_set_str(o, "type", vc_type_name(u->type));
+    rules_set_str(o, "hex", at);
+    rules_set_str(o, "facing", hex_dir_name(u->facing));
+    rules_set_int(o, "strength", u->strength);
+    rules_set_int(o, "morale", u->morale);
+    rules_set_str(o, "state", vc_state_name(u->state));
+    rules_set_int(o, "movement", u->movement);
     if (!o) return NULL;
     if (u->name[0]) json_object_set_new(o, "name", json_string(u->name));
     if (u->type == VC_ARTILLERY) json_object_set_new(o, "calibre", json_integer(u->calibre));

@@ -335,6 +335,28 @@ static void long_paths_are_cut_between_characters(void **state) {
     }
 }
 
+/* json_in_path_index writes what snprintf("%s[%zu]") wrote, and cuts a long prefix the same. */
+static void index_paths_match_snprintf(void **state) {
+    (void)state;
+    char got[JSON_IN_PATH_MAX], want[JSON_IN_PATH_MAX];
+    const size_t indexes[] = {0, 7, 10, 4096, (size_t)-1};
+    for (size_t k = 0; k < sizeof indexes / sizeof *indexes; k++) {
+        json_in_path_index(got, "state.units", indexes[k]);
+        snprintf(want, sizeof want, "state.units[%zu]", indexes[k]);
+        assert_string_equal(got, want);
+    }
+    char prefix[JSON_IN_PATH_MAX + 8];
+    for (size_t len = JSON_IN_PATH_MAX - 6; len < JSON_IN_PATH_MAX + 4; len++) {
+        memset(prefix, 'p', len);
+        prefix[len] = '\0';
+        json_in_path_index(got, prefix, 123);
+        char whole[2 * JSON_IN_PATH_MAX];
+        snprintf(whole, sizeof whole, "%s[%zu]", prefix, (size_t)123);
+        whole[JSON_IN_PATH_MAX - 1] = '\0'; /* where snprintf into the path would cut */
+        assert_string_equal(got, whole);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(duplicate_keys_are_rejected),
@@ -349,6 +371,7 @@ int main(void) {
         cmocka_unit_test(reader_errors_are_exact),
         cmocka_unit_test(action_envelope_take_reuses_the_body),
         cmocka_unit_test(long_paths_are_cut_between_characters),
+        cmocka_unit_test(index_paths_match_snprintf),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
