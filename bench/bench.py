@@ -204,6 +204,36 @@ def odds(port, d, reps):
     conn.close()
 
 
+def threads(pid):
+    """CPU ticks (user + system) of each thread of pid, summed by thread name: "name ticks"."""
+    ticks = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/comm") as f:
+                name = f.read().strip()
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # the thread ended meanwhile
+        ticks[name] = ticks.get(name, 0) + int(fields[11]) + int(fields[12])  # utime, stime
+    for name in sorted(ticks):
+        print(name, ticks[name])
+
+
+def per_action(before, after, actions):
+    """CPU microseconds per action of each thread, from two `threads` outputs."""
+    hz = os.sysconf("SC_CLK_TCK")
+    a = dict(line.split() for line in before.splitlines() if line.strip())
+    b = dict(line.split() for line in after.splitlines() if line.strip())
+    names = {"umpired": "loop", "umpire-writer": "writer", "umpire-ckpt": "checkpoint"}
+    parts = []
+    order = list(names) + sorted(set(b) - set(names))
+    for name in (n for n in order if n in b):
+        us = (int(b[name]) - int(a.get(name, 0))) * 1e6 / hz / max(int(actions), 1)
+        parts.append(f"{names.get(name, name)} {us:.1f}")
+    print(", ".join(parts))
+
+
 def fsyncs(path):
     try:
         with open(path, "rb") as f:
@@ -227,6 +257,10 @@ def main():
         odds(int(args[0]), args[1], int(args[2]))
     elif cmd == "fsyncs":
         fsyncs(args[0])
+    elif cmd == "threads":
+        threads(int(args[0]))
+    elif cmd == "per_action":
+        per_action(open(args[0]).read(), open(args[1]).read(), args[2])
     else:
         raise SystemExit(__doc__)
 

@@ -172,12 +172,15 @@ out '\n%-34s %10s %9s %9s %8s %7s\n' "name" "req/s" "p50" "p99" "non-2xx" "ratio
 run_wrk "nginx /health (ceiling, 200 B)" - "http://127.0.0.1:$ng_port/health"
 kill -TERM "$ng_pid" 2>/dev/null || true; wait "$ng_pid" 2>/dev/null || true; ng_pid=""
 
-roll_rps="" durable_lines=()
+roll_rps="" durable_lines=() cpu_lines=()
 while IFS=$'\t' read -r name lua path; do
   if [[ $name == *"(durable)" ]]; then
     sleep 0.5 # let the previous figure's tail commit
     read -r w0 o0 _ < <(python3 bench/bench.py fsyncs "$work/fsyncs")
+    python3 bench/bench.py threads "$ump_pid" >"$work/cpu0"
     run_wrk "$name" "$lua" "$base$path"
+    python3 bench/bench.py threads "$ump_pid" >"$work/cpu1"
+    cpu_lines+=("$(printf '%s: %s' "${name% (durable)}" "$(python3 bench/bench.py per_action "$work/cpu0" "$work/cpu1" "$R_OK")")")
     sleep 0.5
     read -r w1 o1 _ < <(python3 bench/bench.py fsyncs "$work/fsyncs")
     [[ -z $roll_rps ]] && roll_rps=$R_RPS
@@ -207,6 +210,9 @@ out '\nGroup commit during the durable runs (fsync counts from LD_PRELOAD bench/
 if ((${#durable_lines[@]})); then for l in "${durable_lines[@]}"; do out '  %s\n' "$l"; done
 else out '  not measured (counter file unreadable)\n'; fi
 
+out '\nCPU per durable action, by umpired thread (microseconds; /proc/PID/task/*/stat over the wrk run):\n'
+for l in "${cpu_lines[@]}"; do out '  %s\n' "$l"; done
+
 # ---- memory -------------------------------------------------------------------------------
 read -r idle_kib idle_b idle_a < <(python3 bench/bench.py idle "$ump_port" "$ump_pid" "$IDLE_N")
 read -r sess_kib sess_b sess_a act_kib act_a < <(python3 bench/bench.py sessions "$ump_port" "$ump_pid" "$SESS_N")
@@ -232,6 +238,28 @@ ump_rc=0; wait "$ump_pid" || ump_rc=$?; ump_pid=""
 stats=$(grep -iE 'writer.*(commit|transaction)|group.commit' "$work/umpired.log" || true)
 if [[ -n $stats ]]; then out '\nDaemon writer stats at shutdown:\n'; while read -r l; do out '  %s\n' "$l"; done <<<"$stats"; fi
 ((ump_rc == 0)) || warnings+=("WARNING: umpired exited $ump_rc on SIGTERM")
+
+# ---- the cost of durability: the same roll on a daemon that does not fsync its commits ------
+# Not a figure of Umpire as shipped (its default is synchronous=FULL and a 2xx means "on disk");
+# it tells how much of the durable figure is the fsync and how much is CPU.
+nrm_port=$(free_port)
+mkdir -p "$work/normal"
+sed -e "s/127.0.0.1:$ump_port/127.0.0.1:$nrm_port/" -e 's/synchronous = "full"/synchronous = "normal"/' \
+  -e "s|$work/umpire.db|$work/normal/umpire.db|" "$work/umpire.toml" >"$work/normal/umpire.toml"
+"$UMPIRED" --config "$work/normal/umpire.toml" 2>"$work/normal/umpired.log" &
+ump_pid=$!
+wait_http "http://127.0.0.1:$nrm_port/v1/health" "$ump_pid" || { echo "bench: umpired (normal) did not start:" >&2; cat "$work/normal/umpired.log" >&2; exit 1; }
+python3 bench/bench.py setup "$nrm_port" "$work/normal" >/dev/null
+IFS=$'\t' read -r _ nlua npath < <(grep '^POST generic roll' "$work/normal/targets.tsv")
+out '\nThe cost of durability (the generic roll again, on a second daemon with synchronous=NORMAL:\n'
+out 'commits are not fsynced, so a 2xx there is NOT durable; shown only to split the durable figure\n'
+out 'into fsync and CPU):\n'
+python3 bench/bench.py threads "$ump_pid" >"$work/cpu0"
+run_wrk "POST generic roll (NORMAL, no fsync)" "normal/$nlua" "http://127.0.0.1:$nrm_port$npath"
+python3 bench/bench.py threads "$ump_pid" >"$work/cpu1"
+out '  durable / not durable: %.3f; CPU per action: %s\n' "$(awk -v a="$roll_rps" -v b="$R_RPS" 'BEGIN {print a/b}')" \
+  "$(python3 bench/bench.py per_action "$work/cpu0" "$work/cpu1" "$R_OK")"
+kill -TERM "$ump_pid"; wait "$ump_pid" 2>/dev/null || true; ump_pid=""
 
 if ((${#warnings[@]})); then out '\n'; for w in "${warnings[@]}"; do out '%s\n' "$w"; done; fi
 mv "$res.tmp" "$res"
