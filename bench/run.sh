@@ -257,9 +257,9 @@ out 'into fsync and CPU):\n'
 python3 bench/bench.py threads "$ump_pid" >"$work/cpu0"
 run_wrk "POST generic roll (NORMAL, no fsync)" "normal/$nlua" "http://127.0.0.1:$nrm_port$npath"
 python3 bench/bench.py threads "$ump_pid" >"$work/cpu1"
-out '  durable / not durable: %.3f; CPU per action: %s\n' "$(awk -v a="$roll_rps" -v b="$R_RPS" 'BEGIN {print a/b}')" \
+out '  durable / not durable: %.3f; CPU per action: %s\n' "$(awk -v a="$roll_rps" -v b="$R_RPS" 'BEGIN {print (b > 0 ? a/b : 0)}')" \
   "$(python3 bench/bench.py per_action "$work/cpu0" "$work/cpu1" "$R_OK")"
-kill -TERM "$ump_pid"; wait "$ump_pid" 2>/dev/null || true; ump_pid=""
+kill -TERM "$ump_pid" 2>/dev/null || true; wait "$ump_pid" 2>/dev/null || true; ump_pid=""
 
 if ((${#warnings[@]})); then out '\n'; for w in "${warnings[@]}"; do out '%s\n' "$w"; done; fi
 mv "$res.tmp" "$res"

@@ -58,7 +58,8 @@ void json_in_path_index(char *out, const char *prefix, size_t i) {
         index[k++] = digits[--nd];
     index[k++] = ']';
     index[k] = '\0';
-    /* "prefix[i]", cut as snprintf would cut it (without it: read for every unit of a state) */
+    /* "prefix[i]" as snprintf wrote it, but cut between characters like json_in_path (built for
+     * every unit of a state on each action, so without snprintf) */
     size_t cap = JSON_IN_PATH_MAX - 1, n = path_append(out, 0, cap, prefix);
     n = path_append(out, n, cap, index);
     out[n] = '\0';

@@ -11,10 +11,16 @@ struct checkpointer {
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t cond;
-    /* Guarded by mu. wanted: poked, not yet started; running: a checkpoint is under way; ran:
-     * one finished since the writer last finished one off (on_wal_commit). */
-    bool wanted, running, ran, stopping;
-    uint64_t runs;
+    /* The writer's thread only (on_wal_commit): the WAL's size after the last commit, and
+     * the WAL's generation (round), which starts again each time SQLite starts the WAL over. */
+    int last_pages;
+    uint64_t round;
+    /* Guarded by mu. wanted: poked, not yet started; running: a checkpoint is under way;
+     * poked_round: the round it was poked in; ran_round: the round of the last one that
+     * finished (0 once the writer has finished that round off). */
+    bool wanted, running, stopping;
+    uint64_t poked_round, ran_round;
+    uint64_t runs, finishes;
     int last_rc;
 };
 
@@ -28,15 +34,22 @@ struct checkpointer {
  * so it reaches the end, and the writer's next transaction starts the WAL over. */
 static int on_wal_commit(void *arg, sqlite3 *db, const char *name, int pages) {
     checkpointer *cp = arg;
+    /* A smaller WAL than after the last commit: SQLite started it over, a new round. A round
+     * whose bulk the thread copied must not be finished off in the next one: the writer would
+     * copy a whole round itself, inside a commit. */
+    if (pages < cp->last_pages) cp->round++;
+    cp->last_pages = pages;
     if (pages < CHECKPOINT_WAL_PAGES) return SQLITE_OK;
     bool finish = false;
     pthread_mutex_lock(&cp->mu);
     if (!cp->wanted && !cp->running) {
-        if (cp->ran) {
-            cp->ran = false;
+        if (cp->ran_round == cp->round) {
+            cp->ran_round = 0;
+            cp->finishes++;
             finish = true;
         } else {
             cp->wanted = true;
+            cp->poked_round = cp->round;
             pthread_cond_signal(&cp->cond);
         }
     }
@@ -45,6 +58,17 @@ static int on_wal_commit(void *arg, sqlite3 *db, const char *name, int pages) {
      * case the WAL goes on growing until a later round gets through (SQLite's behaviour too). */
     if (finish) sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
     return SQLITE_OK;
+}
+
+/* SQLite fsyncs the database file only at the end of a checkpoint that reached the WAL's end,
+ * which the thread's rarely does: then the writer's short checkpoint would have to wait for the
+ * disk to take all the pages the thread copied. So the thread syncs them itself. */
+static int sync_database(sqlite3 *db) {
+    sqlite3_file *file = NULL;
+    if (sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &file) != SQLITE_OK || !file ||
+        !file->pMethods)
+        return SQLITE_ERROR;
+    return file->pMethods->xSync(file, SQLITE_SYNC_NORMAL);
 }
 
 static void *checkpointer_thread(void *arg) {
@@ -56,6 +80,7 @@ static void *checkpointer_thread(void *arg) {
         while (!cp->wanted && !cp->stopping)
             pthread_cond_wait(&cp->cond, &cp->mu);
         bool stop = cp->stopping;
+        uint64_t round = cp->poked_round;
         cp->wanted = false;
         cp->running = !stop;
         pthread_mutex_unlock(&cp->mu);
@@ -66,6 +91,10 @@ static void *checkpointer_thread(void *arg) {
         int wal = 0, copied = 0;
         int rc =
             sqlite3_wal_checkpoint_v2(cp->conn->db, NULL, SQLITE_CHECKPOINT_PASSIVE, &wal, &copied);
+        if ((rc == SQLITE_OK || rc == SQLITE_BUSY) && copied > 0) {
+            int synced = sync_database(cp->conn->db);
+            if (synced != SQLITE_OK) rc = synced;
+        }
         bool failed = rc != SQLITE_OK && rc != SQLITE_BUSY;
         if (failed && reported == SQLITE_OK)
             log_msg(LOG_WARN, "WAL checkpoint failed (the WAL grows until one succeeds): %s",
@@ -79,7 +108,7 @@ static void *checkpointer_thread(void *arg) {
         cp->runs++;
         cp->last_rc = rc;
         cp->running = false;
-        cp->ran = true;
+        cp->ran_round = round;
         pthread_mutex_unlock(&cp->mu);
     }
     return NULL;
@@ -105,13 +134,19 @@ checkpointer *checkpointer_new(store_conn *conn_take) {
 }
 
 void checkpointer_watch(checkpointer *cp, sqlite3 *writer_db) {
+    cp->round = 1; /* ran_round 0: no round copied yet */
     /* Replaces SQLite's automatic checkpoint, which is itself a WAL hook. */
     sqlite3_wal_hook(writer_db, on_wal_commit, cp);
 }
 
-void checkpointer_stats(checkpointer *cp, uint64_t *runs, int *last_rc) {
+void checkpointer_unwatch(sqlite3 *writer_db) {
+    sqlite3_wal_hook(writer_db, NULL, NULL);
+}
+
+void checkpointer_stats(checkpointer *cp, uint64_t *runs, uint64_t *finishes, int *last_rc) {
     pthread_mutex_lock(&cp->mu);
     *runs = cp->runs;
+    *finishes = cp->finishes;
     *last_rc = cp->last_rc;
     pthread_mutex_unlock(&cp->mu);
 }

@@ -184,6 +184,8 @@ static int open_storage(daemon_state *d) {
     checkpointer *ckpt = ck ? checkpointer_new(ck) : NULL;
     if (!ckpt) {
         log_msg(LOG_ERROR, "cannot start the checkpoint thread%s%s", ck ? "" : ": ", ck ? "" : err);
+        store_conn_close(d->reader);
+        d->reader = NULL;
         store_conn_close(w);
         return -1;
     }

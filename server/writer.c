@@ -222,8 +222,11 @@ void writer_stop(writer *w, void (*closed)(void *arg), void *arg) {
     pthread_cond_signal(&w->cond);
     pthread_mutex_unlock(&w->mu);
     uv_thread_join(&w->thread);
-    on_async(&w->async);        /* answer what finished after the last wake-up */
-    checkpointer_free(w->ckpt); /* before the last connection closes (it checkpoints itself) */
+    on_async(&w->async); /* answer what finished after the last wake-up */
+    /* The checkpoint thread goes first; whichever connection closes last (the loop's reader)
+     * checkpoints what is left. */
+    if (w->ckpt) checkpointer_unwatch(w->conn->db);
+    checkpointer_free(w->ckpt);
     w->ckpt = NULL;
     store_conn_close(w->conn);
     w->conn = NULL;

@@ -91,20 +91,21 @@ static void test_wal_stays_bounded_under_a_busy_writer(void **state) {
     store_conn *w;
     checkpointer *cp = start(&t, &w);
 
-    /* 2,000 commits of 8 rows: about 20,000 pages through the WAL, twenty times the threshold,
-     * without a pause for a checkpoint to catch up. */
+    /* 2,000 commits of 8 rows: about 11,000 pages (45 MB) through the WAL, eleven times the
+     * threshold, without a pause for a checkpoint to catch up. */
     off_t largest = write_load(w, t.path, 2000, 8);
-    uint64_t runs = 0;
+    uint64_t runs = 0, finishes = 0;
     int last_rc = -1;
-    checkpointer_stats(cp, &runs, &last_rc);
+    checkpointer_stats(cp, &runs, &finishes, &last_rc);
     assert_true(runs >= 2);
-    /* Without the writer's finishing step the WAL holds all ~80 MB; with it, a round's worth:
-     * the threshold plus what was committed while the thread copied. */
+    /* Without the writer's finishing step the WAL holds all of it (44.9 MB measured); with it, a
+     * round's worth: the threshold plus what was committed while the thread copied. */
     off_t bound = (off_t)CHECKPOINT_WAL_PAGES * 4096 * 6;
     if (largest > bound)
         fail_msg("the WAL reached %lld bytes (bound %lld) after %llu checkpoints",
                  (long long)largest, (long long)bound, (unsigned long long)runs);
 
+    checkpointer_unwatch(w->db);
     checkpointer_free(cp);
     /* Every row is there, through a new connection. */
     store_conn *r = open_conn(t.path);
@@ -125,12 +126,58 @@ static void test_quiet_writer_needs_no_checkpoint(void **state) {
     store_conn *w;
     checkpointer *cp = start(&t, &w);
     write_load(w, t.path, 20, 4); /* about 100 pages: below the threshold */
-    uint64_t runs = 1;
+    uint64_t runs = 1, finishes = 1;
     int last_rc = -1;
-    checkpointer_stats(cp, &runs, &last_rc);
+    checkpointer_stats(cp, &runs, &finishes, &last_rc);
     assert_int_equal(runs, 0);
+    assert_int_equal(finishes, 0);
+    checkpointer_unwatch(w->db);
     checkpointer_free(cp);
     checkpointer_free(NULL); /* a no-op */
+    store_conn_close(w);
+    tmpdb_remove(&t);
+}
+
+/* Waits (up to 10 s) until the thread has run `want` checkpoints. */
+static void wait_runs(checkpointer *cp, uint64_t want) {
+    for (int i = 0; i < 1000; i++) {
+        uint64_t runs, finishes;
+        int rc;
+        checkpointer_stats(cp, &runs, &finishes, &rc);
+        if (runs >= want) return;
+        usleep(10000);
+    }
+    fail_msg("the checkpoint thread did not run %llu checkpoints in 10 s",
+             (unsigned long long)want);
+}
+
+/* A writer that pauses: the thread's checkpoint copies the whole WAL, and SQLite starts it
+ * over. The next round must go to the thread again; finishing it off on the writer, on the
+ * strength of the last round's run, would copy a whole round inside a commit. */
+static void test_writer_never_finishes_a_round_the_thread_did_not_copy(void **state) {
+    (void)state;
+    tmpdb t;
+    store_conn *w;
+    checkpointer *cp = start(&t, &w);
+    /* Round 1: up to the threshold, then a pause while the thread copies everything. */
+    while (wal_size(t.path) < (off_t)CHECKPOINT_WAL_PAGES * (4096 + 24))
+        write_load(w, t.path, 1, 8);
+    wait_runs(cp, 1);
+    /* Round 2 (the first commit starts the WAL over): after every commit, a round the writer
+     * finished must be one the thread ran in. */
+    for (int c = 0; c < 20000; c++) {
+        write_load(w, t.path, 1, 8);
+        uint64_t runs, finishes;
+        int rc;
+        checkpointer_stats(cp, &runs, &finishes, &rc);
+        if (finishes > 0 && runs < 2)
+            fail_msg("the writer finished round 2 off, %llu rows after the thread's only run",
+                     (unsigned long long)c * 8);
+        if (runs >= 2) break;
+    }
+    wait_runs(cp, 2);
+    checkpointer_unwatch(w->db);
+    checkpointer_free(cp);
     store_conn_close(w);
     tmpdb_remove(&t);
 }
@@ -139,6 +186,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_wal_stays_bounded_under_a_busy_writer),
         cmocka_unit_test(test_quiet_writer_needs_no_checkpoint),
+        cmocka_unit_test(test_writer_never_finishes_a_round_the_thread_did_not_copy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -335,7 +335,8 @@ static void long_paths_are_cut_between_characters(void **state) {
     }
 }
 
-/* json_in_path_index writes what snprintf("%s[%zu]") wrote, and cuts a long prefix the same. */
+/* json_in_path_index writes what snprintf("%s[%zu]") wrote, and cuts a long ASCII prefix the same
+ * (a UTF-8 one is cut between characters instead, like json_in_path). */
 static void index_paths_match_snprintf(void **state) {
     (void)state;
     char got[JSON_IN_PATH_MAX], want[JSON_IN_PATH_MAX];
