@@ -179,6 +179,7 @@ writer *writer_new(uv_loop_t *loop, store_conn *conn_take, checkpointer *ckpt_ta
     w->async.data = w;
     if (uv_thread_create(&w->thread, writer_thread, w) != 0) {
         uv_close((uv_handle_t *)&w->async, NULL);
+        if (ckpt_take) checkpointer_unwatch(conn_take->db);
         checkpointer_free(ckpt_take);
         store_conn_close(conn_take);
         session_cache_free(w->cache);
