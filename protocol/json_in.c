@@ -1,4 +1,5 @@
 #include "protocol/json_in.h"
+#include "protocol/decimal.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -45,17 +46,10 @@ void json_in_path(char *out, const char *prefix, const char *name) {
 }
 
 void json_in_path_index(char *out, const char *prefix, size_t i) {
-    char digits[24];
-    size_t nd = 0;
-    do {
-        digits[nd++] = (char)('0' + i % 10);
-        i /= 10;
-    } while (i);
-    char index[27];
+    char index[DECIMAL_U64_MAX + 3];
     size_t k = 0;
     index[k++] = '[';
-    while (nd)
-        index[k++] = digits[--nd];
+    k += decimal_u64(index + k, i);
     index[k++] = ']';
     index[k] = '\0';
     /* "prefix[i]" as snprintf wrote it, but cut between characters like json_in_path (built for

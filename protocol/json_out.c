@@ -1,5 +1,6 @@
 #include "protocol/json_out.h"
 
+#include "protocol/decimal.h"
 #include "protocol/utf8.h"
 
 #include <stdbool.h>
@@ -47,17 +48,13 @@ static void put_char(out *o, char c) {
 
 /* %lld, as jansson writes integers. */
 static void put_integer(out *o, json_int_t v) {
-    char digits[24];
+    char text[1 + DECIMAL_U64_MAX];
     size_t n = 0;
-    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-    do {
-        digits[n++] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (v < 0) digits[n++] = '-';
+    if (v < 0) text[n++] = '-';
+    n += decimal_u64(text + n, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
     if (!reserve(o, n)) return;
-    while (n)
-        o->buf[o->len++] = digits[--n];
+    memcpy(o->buf + o->len, text, n);
+    o->len += n;
 }
 
 /* Reals are rare in answers (odds): jansson itself writes them, so they come out exactly as

@@ -1,6 +1,7 @@
 /* See fault_inject.h. Everything below exists only in -DUMPIRE_FAULT_INJECTION builds. */
 #include "server/fault_inject.h"
 
+#include "protocol/decimal.h"
 #include "server/alloc_guard.h"
 
 #ifdef UMPIRE_FAULT_INJECTION
@@ -30,15 +31,10 @@ static void fi_put(char *buf, size_t *len, size_t cap, const char *s) {
 }
 
 static void fi_put_long(char *buf, size_t *len, size_t cap, long v) {
-    char digits[24];
-    int n = 0;
-    if (v < 0) v = 0;
-    do {
-        digits[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v && n < (int)sizeof digits);
-    while (n && *len + 1 < cap)
-        buf[(*len)++] = digits[--n];
+    char digits[DECIMAL_U64_MAX];
+    size_t n = decimal_u64(digits, v < 0 ? 0 : (uint64_t)v); /* no printf in a signal handler */
+    for (size_t i = 0; i < n && *len + 1 < cap; i++)
+        buf[(*len)++] = digits[i];
 }
 
 static void fi_say(const char *a, long v, const char *b) {

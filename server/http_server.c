@@ -19,6 +19,7 @@
 #endif
 #include "server/http_server.h"
 
+#include "protocol/decimal.h"
 #include "server/http_framing.h"
 #include "server/log.h"
 
@@ -407,15 +408,7 @@ static char *put_str(char *p, const char *s) {
 
 /* v in decimal, as printf's %llu writes it. */
 static char *put_u64(char *p, uint64_t v) {
-    char digits[20];
-    size_t n = 0;
-    do {
-        digits[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (n)
-        *p++ = digits[--n];
-    return p;
+    return p + decimal_u64(p, v);
 }
 
 /* v in decimal, as printf's %d writes it. */

@@ -3,6 +3,7 @@
 #include "rules/common/json_build.h"
 #include "rules/generic/notation.h"
 #include "rules/ruleset.h"
+#include "protocol/decimal.h"
 #include "protocol/json_in.h"
 
 #include <stdarg.h>
@@ -69,16 +70,13 @@ static void say_str(char *buf, size_t cap, const char *s) {
 
 /* Appends prefix and the decimal v (say's "%s%lld" without printf: this is per die). */
 static void say_int(char *buf, size_t cap, const char *prefix, long long v) {
-    char num[24], *p = num + sizeof num;
-    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
-    *--p = '\0';
-    do {
-        *--p = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (v < 0) *--p = '-';
+    char num[1 + DECIMAL_U64_MAX + 1];
+    size_t n = 0;
+    if (v < 0) num[n++] = '-';
+    n += decimal_u64(num + n, v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v);
+    num[n] = '\0';
     say_str(buf, cap, prefix);
-    say_str(buf, cap, p);
+    say_str(buf, cap, num);
 }
 
 /* Appends printf output to the summary, truncating safely. */
