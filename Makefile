@@ -21,7 +21,7 @@ LLHTTP_INC_DIR := /usr/share/include/llhttp
 
 WARN      := -Wall -Wextra -Werror
 CPPFLAGS  := -D_GNU_SOURCE -DUMPIRE_VERSION='"$(VERSION)"' -DUMPIRE_SOURCE_DIR='"$(CURDIR)"' \
-             -I. -I$(BUILD)/gen -I$(LLHTTP_INC_DIR)
+             -I. -I$(BUILD)/gen -I$(LLHTTP_INC_DIR) -I/usr/include/postgresql
 ifeq ($(SAN),1)
 # The test build also carries allocation-failure injection (server/fault_inject.h; inert unless
 # UMPIRE_FAIL_ALLOC_AT* is set), so `make test` runs the allocation-failure sweeps.
@@ -33,7 +33,7 @@ endif
 CFLAGS    := -std=c11 $(WARN) $(OPT)
 CXXFLAGS  := -std=c++17 $(WARN) $(OPT)
 LDFLAGS   := $(filter -fsanitize=%,$(OPT))
-LDLIBS    := -luv -ljansson -lsqlite3 -lcurl -lcrypto -lpthread -lstdc++ -lm
+LDLIBS    := -luv -ljansson -lsqlite3 -lpq -lcurl -lcrypto -lpthread -lstdc++ -lm
 
 # Sources: everything but the two mains is the library the tests link against.
 MAIN_SRC  := server/main.c
@@ -89,7 +89,7 @@ $(BUILD)/obj/llhttp/%.o: $(LLHTTP_SRC_DIR)/%.c
 	$(CC) -I$(LLHTTP_INC_DIR) -std=c11 $(OPT) -w -c $< -o $@
 
 # Migrations are embedded in the binary so it runs from any directory (and in the container).
-$(BUILD)/gen/migrations_data.c: scripts/embed-migrations $(wildcard migrations/*.sql)
+$(BUILD)/gen/migrations_data.c: scripts/embed-migrations $(wildcard migrations/*.sql migrations/postgresql/*.sql)
 	@mkdir -p $(dir $@)
 	scripts/embed-migrations migrations > $@.tmp && mv $@.tmp $@
 
@@ -147,6 +147,8 @@ test-run:
 	@scripts/run-unit-tests $(BUILD)/tests
 	$(TEST_ENV) UMPIRED=$(BUILD)/umpired UMPIRE_VERIFY=$(BUILD)/umpire-verify HTTP_HARNESS=$(BUILD)/tests/http_harness \
 	  $(PYTHON) -m pytest -q -p no:cacheprovider $(PY_SUITES)
+	$(TEST_ENV) UMPIRED=$(BUILD)/umpired UMPIRE_VERIFY=$(BUILD)/umpire-verify HTTP_HARNESS=$(BUILD)/tests/http_harness \
+	  UMPIRE_TEST_BACKEND=postgresql $(PYTHON) -m pytest -q -p no:cacheprovider tests/integration
 	$(TEST_ENV) scripts/run-browser-tests $(BUILD)
 	$(MAKE) --no-print-directory fuzz-smoke
 

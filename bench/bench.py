@@ -7,6 +7,13 @@
   bench.py sessions PORT PID N     creates N sessions, reads each; prints RSS delta KiB/session
   bench.py odds PORT DIR REPS      enumerations/s per ruleset (median of REPS)
   bench.py fsyncs FILE             prints "wal other total" from the fsync_count.so counter file
+  bench.py threads PID             CPU ticks of PID's threads, summed by thread name
+  bench.py per_action A B N        CPU us per action by thread, from two `threads` outputs
+                                   (concatenated outputs of several daemons are summed)
+  bench.py setup_roll PORT DIR NAME  one generic session (server dice) + DIR/NAME.lua posting a
+                                   roll as its referee; prints "SESSION_ID REFEREE_TOKEN"
+  bench.py verify PORT SID TOKEN   GET /v1/sessions/SID/verify; prints "ok EVENTS",
+                                   "bad EVENTS REASON" or "error STATUS BODY"
 """
 import glob
 import http.client
@@ -123,6 +130,39 @@ def setup(port, d):
         f.write("".join(n + "\n" for n in notes))
 
 
+def setup_roll(port, d, name):
+    """The generic roll on a session of its own, as the durable roll row (for the PostgreSQL
+    rows: created through one node, its token works on every node of the database)."""
+    s = call(port, "POST", "/v1/sessions", {
+        "ruleset": "generic", "title": f"bench {name}", "sides": ["a", "b"],
+        "dice": {"mode": "server"}})
+    sid, ref = s["session"]["id"], s["tokens"]["referee"]
+    write_lua(os.path.join(d, f"{name}.lua"), "POST", {"type": "roll", "expr": "2d6+1"}, ref)
+    print(sid, ref)
+
+
+def verify(port, sid, token):
+    conn = http.client.HTTPConnection(HOST, port, timeout=300)
+    try:
+        conn.request("GET", f"/v1/sessions/{sid}/verify",
+                     headers={"Authorization": "Bearer " + token})
+        resp = conn.getresponse()
+        raw = resp.read()
+    except OSError as e:
+        print("error", "-", str(e).replace("\n", " ")[:200])
+        return
+    finally:
+        conn.close()
+    if resp.status != 200:
+        print("error", resp.status, raw[:200].decode("utf-8", "replace").replace("\n", " "))
+        return
+    r = json.loads(raw)
+    if r.get("ok") is True:
+        print("ok", r["events"])
+    else:
+        print("bad", r.get("events"), f"first bad seq {r.get('first_bad_seq')}: {r.get('reason')}")
+
+
 def rss(pid):
     vals = {}
     with open(f"/proc/{pid}/status") as f:
@@ -223,9 +263,16 @@ def threads(pid):
 def per_action(before, after, actions):
     """CPU microseconds per action of each thread, from two `threads` outputs."""
     hz = os.sysconf("SC_CLK_TCK")
-    a = dict(line.split() for line in before.splitlines() if line.strip())
-    b = dict(line.split() for line in after.splitlines() if line.strip())
-    names = {"umpired": "loop", "umpire-writer": "writer", "umpire-ckpt": "checkpoint"}
+    def parse(text):  # several daemons' outputs concatenated: summed by thread name
+        ticks = {}
+        for line in text.splitlines():
+            if line.strip():
+                name, t = line.split()
+                ticks[name] = ticks.get(name, 0) + int(t)
+        return ticks
+    a, b = parse(before), parse(after)
+    names = {"umpired": "loop", "umpire-writer": "writer", "umpire-ckpt": "checkpoint",
+             "umpire-reader": "readers", "umpire-listen": "listener"}
     parts = []
     order = list(names) + sorted(set(b) - set(names))
     for name in (n for n in order if n in b):
@@ -259,6 +306,10 @@ def main():
         fsyncs(args[0])
     elif cmd == "threads":
         threads(int(args[0]))
+    elif cmd == "setup_roll":
+        setup_roll(int(args[0]), args[1], args[2])
+    elif cmd == "verify":
+        verify(int(args[0]), args[1], args[2])
     elif cmd == "per_action":
         per_action(open(args[0]).read(), open(args[1]).read(), args[2])
     else:

@@ -6,6 +6,12 @@
  * once per committed transaction, and a checkpoint syncs the WAL once more and the database
  * file once. So   transactions ~= wal_syncs - other_syncs.
  *
+ * The same shim is loaded into the bench's PostgreSQL server (bench/pg_cluster.py start
+ * --preload): there a sync of a file under pg_wal/ counts as "wal" (with synchronous_commit=on
+ * and wal_sync_method=fdatasync, about one per commit that had to wait for its WAL, whichever
+ * backend or the walwriter issued it), anything else (the checkpointer's) as "other". The
+ * postmaster maps the counters before it forks, so every backend adds to the same ones.
+ *
  * The counters live in a 64-byte file named by BENCH_FSYNC_FILE (mmap'd shared), so the script
  * can read them at any moment: three little-endian uint64 — wal, other, total.
  *
@@ -47,7 +53,7 @@ static void count(int fd) {
     int wal = 0;
     if (n > 4) {
         target[n] = 0;
-        wal = strcmp(target + n - 4, "-wal") == 0;
+        wal = strcmp(target + n - 4, "-wal") == 0 || strstr(target, "/pg_wal/") != NULL;
     }
     __atomic_add_fetch(&counters[wal ? 0 : 1], 1, __ATOMIC_RELAXED);
     __atomic_add_fetch(&counters[2], 1, __ATOMIC_RELAXED);

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Umpire benchmark: everything measured side by side in one run, on loopback, with wrk.
-# Run through `make bench` (installs wrk/nginx, builds the release build/umpired), or directly
-# after `make all`. Environment:
+# Run through `make bench` (installs wrk/nginx/PostgreSQL, builds the release build/umpired), or
+# directly after `make all`. The last section runs one and two umpired nodes on a PostgreSQL
+# server the script starts itself (bench/pg_cluster.py, durable settings). Environment:
 #   BENCH_SECONDS (10)      wrk duration of each HTTP figure (1..300)
 #   BENCH_CONNECTIONS (50)  wrk connections (1..10000); wrk threads: BENCH_THREADS (2)
 #   BENCH_STORAGE_SECONDS (5)  duration of each SQLite ceiling mode (1..60)
-#   BENCH_TMPDIR (build/bench) where the databases live: must be the disk you care about
+#   BENCH_TMPDIR (build/bench) where the databases live (SQLite's and the PostgreSQL cluster's):
+#                           must be the disk you care about
 # Prints one table; the same text goes to build/bench/results-latest.txt. See bench/README.md.
 # Performance is measured and reported, never asserted: the exit status is 0 unless a step
 # could not run at all.
@@ -34,20 +36,25 @@ for tool in wrk nginx curl python3 cc; do
   command -v "$tool" >/dev/null || { echo "bench: $tool is missing (run scripts/install-deps --bench)" >&2; exit 1; }
 done
 [[ -x $UMPIRED ]] || { echo "bench: $UMPIRED is missing (make all)" >&2; exit 1; }
+# The PostgreSQL rows start a server of their own (bench/pg_cluster.py): its binaries must be here.
+python3 bench/pg_cluster.py bindir >/dev/null || { echo "bench: no PostgreSQL server (run scripts/install-deps --bench)" >&2; exit 1; }
+(($(id -u) != 0)) || command -v runuser >/dev/null || { echo "bench: runuser is missing (PostgreSQL cannot run as root)" >&2; exit 1; }
 
 work=$(mktemp -d "$TMPBASE/run.XXXXXX")
 work=$(cd "$work" && pwd)
 ngdir=$(mktemp -d /tmp/umpire-bench-nginx.XXXXXX)
-ump_pid="" ng_pid=""
+ump_pid="" ng_pid="" pga_pid="" pgb_pid="" wrk_pids="" pgdir=""
 cleanup() {
   local rc=$?
   trap - EXIT INT TERM
-  for p in $ump_pid $ng_pid; do kill -TERM "$p" 2>/dev/null || true; done
-  for p in $ump_pid $ng_pid; do
+  for p in $wrk_pids $ump_pid $pga_pid $pgb_pid $ng_pid; do kill -TERM "$p" 2>/dev/null || true; done
+  for p in $wrk_pids $ump_pid $pga_pid $pgb_pid $ng_pid; do
     for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
     kill -KILL "$p" 2>/dev/null || true
     wait "$p" 2>/dev/null || true
   done
+  # The PostgreSQL server (after its clients): fast shutdown, then immediate, then SIGKILL.
+  [[ -z $pgdir ]] || python3 bench/pg_cluster.py stop "$pgdir" || true
   rm -rf "$work" "$ngdir"
   exit $rc
 }
@@ -141,26 +148,66 @@ warnings=()
 
 ceiling=""
 WRK_OUT=""
-# run_wrk NAME LUA URL: one table row; sets R_RPS R_OK (2xx responses).
+# wrk_parse OUTPUT: sets W_RPS W_P50 W_P99 (as wrk prints them) W_NON2XX W_TOTAL W_SOCKERR.
+wrk_parse() {
+  W_RPS=$(awk '/^Requests\/sec/ {print $2}' <<<"$1")
+  W_P50=$(awk '$1=="50%" {print $2}' <<<"$1")
+  W_P99=$(awk '$1=="99%" {print $2}' <<<"$1")
+  W_NON2XX=$(awk '/Non-2xx or 3xx/ {print $NF}' <<<"$1"); W_NON2XX=${W_NON2XX:-0}
+  W_TOTAL=$(awk '/requests in/ {print $1}' <<<"$1")
+  W_SOCKERR=$(grep -o 'Socket errors:.*' <<<"$1" || true)
+}
+# row NAME RPS P50 P99 NON2XX TOTAL SOCKERR: prints one table row; sets R_RPS R_OK (2xx responses).
+row() {
+  local name=$1 rps=$2 p50=$3 p99=$4 non2xx=$5 total=$6 sockerr=$7 ratio
+  if [[ -z $ceiling ]]; then ceiling=$rps; ratio="1.000"; else
+    ratio=$(awk -v a="$rps" -v b="$ceiling" 'BEGIN {printf "%.3f", a/b}'); fi
+  out '%-44s %10.0f %9s %9s %8s %7s\n' "$name" "$rps" "$p50" "$p99" "$non2xx" "$ratio"
+  ((non2xx == 0)) || warnings+=("WARNING: $name: $non2xx non-2xx responses of $total")
+  [[ -z $sockerr ]] || warnings+=("WARNING: $name: $sockerr")
+  R_RPS=$rps
+  R_OK=$((total - non2xx))
+}
+# run_wrk NAME LUA URL: one wrk, one table row; sets R_RPS R_OK.
 run_wrk() {
   local name=$1 lua=$2 url=$3 args=()
   [[ $lua != - ]] && args=(-s "$work/$lua")
   WRK_OUT=$(wrk -t"$THREADS" -c"$CONNS" -d"${SECS}s" --timeout 10s --latency "${args[@]}" "$url" 2>&1) || {
     echo "bench: wrk failed for $name:" >&2; echo "$WRK_OUT" >&2; exit 1; }
-  local rps p50 p99 non2xx total sockerr ratio
-  rps=$(awk '/^Requests\/sec/ {print $2}' <<<"$WRK_OUT")
-  p50=$(awk '$1=="50%" {print $2}' <<<"$WRK_OUT")
-  p99=$(awk '$1=="99%" {print $2}' <<<"$WRK_OUT")
-  non2xx=$(awk '/Non-2xx or 3xx/ {print $NF}' <<<"$WRK_OUT"); non2xx=${non2xx:-0}
-  total=$(awk '/requests in/ {print $1}' <<<"$WRK_OUT")
-  sockerr=$(grep -o 'Socket errors:.*' <<<"$WRK_OUT" || true)
-  if [[ -z $ceiling ]]; then ceiling=$rps; ratio="1.000"; else
-    ratio=$(awk -v a="$rps" -v b="$ceiling" 'BEGIN {printf "%.3f", a/b}'); fi
-  out '%-34s %10.0f %9s %9s %8s %7s\n' "$name" "$rps" "$p50" "$p99" "$non2xx" "$ratio"
-  ((non2xx == 0)) || warnings+=("WARNING: $name: $non2xx non-2xx responses of $total")
-  [[ -z $sockerr ]] || warnings+=("WARNING: $name: $sockerr")
-  R_RPS=$rps
-  R_OK=$((total - non2xx))
+  wrk_parse "$WRK_OUT"
+  row "$name" "$W_RPS" "$W_P50" "$W_P99" "$W_NON2XX" "$W_TOTAL" "$W_SOCKERR"
+}
+# A wrk latency ("812.00us", "14.62ms", "1.20s", "2.00m") in microseconds.
+lat_us() { awk -v s="$1" 'BEGIN { v = s + 0; if (s ~ /us$/) f = 1; else if (s ~ /ms$/) f = 1e3;
+  else if (s ~ /m$/) f = 60e6; else if (s ~ /s$/) f = 1e6; else f = 1; printf "%.0f", v * f }'; }
+# run_wrk2 NAME LUA_A URL_A LUA_B URL_B: two wrk processes at once (-t1 each; BENCH_CONNECTIONS
+# split between them), one table row: req/s and non-2xx summed, p50/p99 the higher of the two.
+# Sets R_RPS R_OK, and R_A R_B (each wrk's req/s, p50, p99, 2xx).
+run_wrk2() {
+  local name=$1 ca=$(((CONNS + 1) / 2)) cb=$((CONNS / 2)) pa pb fa=0 fb=0
+  ((cb >= 1)) || cb=1
+  wrk -t1 -c"$ca" -d"${SECS}s" --timeout 10s --latency -s "$work/$2" "$3" >"$work/wrk_a.out" 2>&1 &
+  pa=$!
+  wrk -t1 -c"$cb" -d"${SECS}s" --timeout 10s --latency -s "$work/$4" "$5" >"$work/wrk_b.out" 2>&1 &
+  pb=$!
+  wrk_pids="$pa $pb"
+  wait "$pa" || fa=$?
+  wait "$pb" || fb=$?
+  wrk_pids=""
+  ((fa == 0 && fb == 0)) || { echo "bench: wrk failed for $name:" >&2; cat "$work/wrk_a.out" "$work/wrk_b.out" >&2; exit 1; }
+  local rps=0 p50="" p99="" p50u=-1 p99u=-1 non2xx=0 total=0 sockerr="" side
+  R_A="" R_B=""
+  for side in a b; do
+    wrk_parse "$(cat "$work/wrk_$side.out")"
+    rps=$(awk -v a="$rps" -v b="$W_RPS" 'BEGIN {printf "%.2f", a + b}')
+    (($(lat_us "$W_P50") > p50u)) && { p50u=$(lat_us "$W_P50"); p50=$W_P50; }
+    (($(lat_us "$W_P99") > p99u)) && { p99u=$(lat_us "$W_P99"); p99=$W_P99; }
+    non2xx=$((non2xx + W_NON2XX)); total=$((total + W_TOTAL))
+    [[ -z $W_SOCKERR ]] || sockerr="${sockerr:+$sockerr; }wrk $side: $W_SOCKERR"
+    printf -v "R_${side^^}" '%.0f req/s, p50 %s, p99 %s, %d 2xx' "$W_RPS" "$W_P50" "$W_P99" "$((W_TOTAL - W_NON2XX))"
+    printf -v "R_OK_${side^^}" '%d' "$((W_TOTAL - W_NON2XX))"
+  done
+  row "$name" "$rps" "$p50" "$p99" "$non2xx" "$total" "$sockerr"
 }
 
 cores=$(nproc)
@@ -168,7 +215,7 @@ out 'Umpire benchmark: umpired %s, %s cores, wrk -t%s -c%s -d%ss, loopback, %s\n
   "$("$UMPIRED" --version | awk '{print $2}')" "$cores" "$THREADS" "$CONNS" "$SECS" "$(date -u +%Y-%m-%dT%H:%MZ)"
 out 'umpired: synchronous=FULL, access_log=false, database on %s (%s); load average at start: %s\n' \
   "$TMPBASE" "$(df -T "$work" | awk 'NR==2 {print $2}')" "$(cut -d' ' -f1-3 /proc/loadavg)"
-out '\n%-34s %10s %9s %9s %8s %7s\n' "name" "req/s" "p50" "p99" "non-2xx" "ratio"
+out '\n%-44s %10s %9s %9s %8s %7s\n' "name" "req/s" "p50" "p99" "non-2xx" "ratio"
 run_wrk "nginx /health (ceiling, 200 B)" - "http://127.0.0.1:$ng_port/health"
 kill -TERM "$ng_pid" 2>/dev/null || true; wait "$ng_pid" 2>/dev/null || true; ng_pid=""
 
@@ -260,6 +307,153 @@ python3 bench/bench.py threads "$ump_pid" >"$work/cpu1"
 out '  durable / not durable: %.3f; CPU per action: %s\n' "$(awk -v a="$roll_rps" -v b="$R_RPS" 'BEGIN {print (b > 0 ? a/b : 0)}')" \
   "$(python3 bench/bench.py per_action "$work/cpu0" "$work/cpu1" "$R_OK")"
 kill -TERM "$ump_pid" 2>/dev/null || true; wait "$ump_pid" 2>/dev/null || true; ump_pid=""
+
+# ---- PostgreSQL: one node, then two nodes sharing the database ----------------------------
+# A server of the bench's own (bench/pg_cluster.py) in $work/pg, durable: fsync, synchronous_commit
+# and full_page_writes on, so a node's 200 means the action's commit reached the disk.
+PG_READ_THREADS=4 # each node opens read_threads + 2 connections (readers, writer, listener)
+pgdir=$work/pg
+pg_uri=""
+read -r _ pg_uri < <(python3 bench/pg_cluster.py start "$pgdir" "$((2 * (PG_READ_THREADS + 2) + 10))" "$work/fsync_count.so") || true
+[[ -n $pg_uri ]] || { echo "bench: PostgreSQL did not start" >&2; cat "$pgdir/postgres.log" >&2 2>/dev/null || true; exit 1; }
+pg_sql() { python3 bench/pg_cluster.py sql "$pgdir" "$1"; }
+read -r pg_ver pg_fsync pg_sc pg_fpw pg_wsm pg_mc < <(pg_sql "select split_part(current_setting('server_version'), ' ', 1),
+  current_setting('fsync'), current_setting('synchronous_commit'), current_setting('full_page_writes'),
+  current_setting('wal_sync_method'), current_setting('max_connections')")
+
+# start_node NAME PIDVAR: umpired on the PostgreSQL database; sets PIDVAR (for the cleanup trap,
+# at once), NODE_PORT and NODE_UP (seconds until /v1/health answered).
+start_node() {
+  local port t0
+  port=$(free_port)
+  cat >"$work/pg_$1.toml" <<TOML
+[server]
+listen = "127.0.0.1:$port"
+max_connections = $((CONNS + 1024))
+[storage]
+read_threads = $PG_READ_THREADS
+[log]
+access_log = false
+TOML
+  t0=$(date +%s.%N)
+  "$UMPIRED" --config "$work/pg_$1.toml" --db "$pg_uri" 2>"$work/pg_$1.log" &
+  printf -v "$2" '%s' "$!"
+  wait_http "http://127.0.0.1:$port/v1/health" "${!2}" || {
+    echo "bench: umpired (PostgreSQL, node $1) did not start:" >&2; cat "$work/pg_$1.log" >&2; exit 1; }
+  NODE_PORT=$port
+  NODE_UP=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}')
+}
+# pg_snap FILE PID...: CPU ticks of the nodes' threads (FILE.thr) and of postgres (FILE.pg), and
+# postgres's sync counters (FILE.fs: wal other total).
+pg_snap() {
+  local f=$1 p; shift
+  for p; do python3 bench/bench.py threads "$p"; done >"$f.thr"
+  python3 bench/pg_cluster.py cpu "$pgdir" >"$f.pg"
+  python3 bench/bench.py fsyncs "$pgdir/fsyncs" >"$f.fs"
+}
+hz=$(getconf CLK_TCK)
+pg_cpu_lines=() pg_wal_lines=()
+# pg_cost LABEL ACTIONS: one CPU line and one WAL-sync line from the snapshots $work/s0, $work/s1.
+pg_cost() {
+  local pgus w0 o0 w1 o1
+  pgus=$(awk -v a="$(cat "$work/s0.pg")" -v b="$(cat "$work/s1.pg")" -v hz="$hz" -v n="$2" \
+    'BEGIN {printf "%.1f", (b - a) * 1e6 / hz / (n > 0 ? n : 1)}')
+  pg_cpu_lines+=("$(printf '%s: %s; postgres %s' "$1" "$(python3 bench/bench.py per_action "$work/s0.thr" "$work/s1.thr" "$2")" "$pgus")")
+  read -r w0 o0 _ <"$work/s0.fs"; read -r w1 o1 _ <"$work/s1.fs"
+  if [[ $w0 != - && $w1 != - ]]; then
+    pg_wal_lines+=("$(printf '%s: %d actions acknowledged, %d WAL syncs (+%d other), %.1f actions/WAL sync' \
+      "$1" "$2" "$((w1 - w0))" "$((o1 - o0))" "$(awk -v a="$2" -v t="$((w1 - w0))" 'BEGIN {print (t > 0 ? a / t : 0)}')")")
+  fi
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f", (b > 0 ? a / b : 0)}'; }
+
+start_node A pga_pid
+pga_port=$NODE_PORT pga_up=$NODE_UP
+# One session per figure, all created through node A (a token works on every node).
+read -r s_one t_one < <(python3 bench/bench.py setup_roll "$pga_port" "$work" pg_one)
+read -r s_shared t_shared < <(python3 bench/bench.py setup_roll "$pga_port" "$work" pg_shared)
+read -r s_a t_a < <(python3 bench/bench.py setup_roll "$pga_port" "$work" pg_a)
+read -r s_b t_b < <(python3 bench/bench.py setup_roll "$pga_port" "$work" pg_b)
+
+out '\nPostgreSQL (umpired --db postgresql://...: PostgreSQL %s on loopback, fsync=%s, synchronous_commit=%s,\n' "$pg_ver" "$pg_fsync" "$pg_sc"
+out 'full_page_writes=%s, wal_sync_method=%s, max_connections=%s, cluster on %s (%s); each node\n' \
+  "$pg_fpw" "$pg_wsm" "$pg_mc" "$TMPBASE" "$(df -T "$work" | awk 'NR==2 {print $2}')"
+out 'read_threads=%d; 2-node rows: two wrk -t1 -c%d at once, req/s summed, p50/p99 the higher of the two):\n' \
+  "$PG_READ_THREADS" "$(((CONNS + 1) / 2))"
+sleep 0.5
+pg_snap "$work/s0" "$pga_pid"
+run_wrk "PostgreSQL, 1 node: POST generic roll" pg_one.lua "http://127.0.0.1:$pga_port/v1/sessions/$s_one/actions"
+pg_snap "$work/s1" "$pga_pid"
+pg1_rps=$R_RPS pg1_ok=$R_OK
+pg_cost "1 node" "$R_OK"
+
+start_node B pgb_pid
+pgb_port=$NODE_PORT pgb_up=$NODE_UP
+sleep 0.5
+pg_snap "$work/s0" "$pga_pid" "$pgb_pid"
+run_wrk2 "PostgreSQL, 2 nodes, one session" \
+  pg_shared.lua "http://127.0.0.1:$pga_port/v1/sessions/$s_shared/actions" \
+  pg_shared.lua "http://127.0.0.1:$pgb_port/v1/sessions/$s_shared/actions"
+pg_snap "$work/s1" "$pga_pid" "$pgb_pid"
+pg2s_rps=$R_RPS pg2s_ok=$R_OK pg2s_a=$R_A pg2s_b=$R_B
+pg_cost "2 nodes, one session (A+B)" "$R_OK"
+sleep 0.5
+pg_snap "$work/s0" "$pga_pid" "$pgb_pid"
+run_wrk2 "PostgreSQL, 2 nodes, two sessions" \
+  pg_a.lua "http://127.0.0.1:$pga_port/v1/sessions/$s_a/actions" \
+  pg_b.lua "http://127.0.0.1:$pgb_port/v1/sessions/$s_b/actions"
+pg_snap "$work/s1" "$pga_pid" "$pgb_pid"
+pg2d_rps=$R_RPS pg2d_a=$R_A pg2d_b=$R_B pg2d_ok_a=$R_OK_A pg2d_ok_b=$R_OK_B
+pg_cost "2 nodes, two sessions (A+B)" "$R_OK"
+
+out '  2 nodes, one session:  node A %s\n  %23s node B %s\n' "$pg2s_a" "" "$pg2s_b"
+out '  2 nodes, two sessions: node A %s\n  %23s node B %s\n' "$pg2d_a" "" "$pg2d_b"
+out '  PostgreSQL 1 node / durable SQLite roll: %s (%.0f / %.0f req/s)\n' "$(ratio "$pg1_rps" "$roll_rps")" "$pg1_rps" "$roll_rps"
+out '  2 nodes / 1 node: one session %s, two sessions %s\n' "$(ratio "$pg2s_rps" "$pg1_rps")" "$(ratio "$pg2d_rps" "$pg1_rps")"
+out '  note: both nodes, PostgreSQL and wrk share this machine'"'"'s %s cores, so the 2-node rows measure\n' "$cores"
+out '  correctness under contention more than scale-out (bench/README.md)\n'
+out '  nodes up (GET /v1/health answered): A %s s after start (migrating the empty database), B %s s\n' "$pga_up" "$pgb_up"
+
+# Correctness, cheaply: every benched session's chain, verified through node B, must be intact
+# and hold at least every action a 2xx acknowledged (more: requests in flight when wrk stopped).
+out '\nPostgreSQL verification (GET /v1/sessions/{id}/verify through node B, after the runs):\n'
+while read -r label sid tok acked; do
+  st="" n="" rest=""
+  read -r st n rest < <(python3 bench/bench.py verify "$pgb_port" "$sid" "$tok") || true
+  if [[ $st == ok ]]; then
+    out '  %-22s chain verified: %d events (%d actions acknowledged to wrk, + the creation)\n' "$label" "$n" "$acked"
+    ((n - 1 >= acked)) || warnings+=("WARNING: PostgreSQL $label: $((n - 1)) actions in the log but $acked were acknowledged")
+  else
+    out '  %-22s NOT verified: %s %s\n' "$label" "$n" "$rest"
+    warnings+=("WARNING: PostgreSQL $label: verify says $st $n $rest")
+  fi
+done <<VERIFY
+1-node $s_one $t_one $pg1_ok
+2-nodes-one-session $s_shared $t_shared $pg2s_ok
+2-nodes-session-1(A) $s_a $t_a $pg2d_ok_a
+2-nodes-session-2(B) $s_b $t_b $pg2d_ok_b
+VERIFY
+
+out '\nPostgreSQL group commit (fsync/fdatasync calls of the postgres processes, LD_PRELOAD\n'
+out 'bench/fsync_count.c; WAL = files under pg_wal/, other = anything else, e.g. a checkpoint):\n'
+if ((${#pg_wal_lines[@]})); then for l in "${pg_wal_lines[@]}"; do out '  %s\n' "$l"; done
+else out '  not measured (counter file unreadable)\n'; fi
+out '\nPostgreSQL CPU per action (microseconds over the wrk run; umpired by thread, /proc/PID/task/*/stat,\n'
+out 'and all postgres processes, /proc/PID/stat of the postmaster and its children):\n'
+for l in "${pg_cpu_lines[@]}"; do out '  %s\n' "$l"; done
+
+# Shutdown: each node on SIGTERM, then PostgreSQL (the cleanup trap would, too).
+for n in a b; do
+  v=pg${n}_pid
+  kill -TERM "${!v}" 2>/dev/null || true
+  for _ in $(seq 150); do kill -0 "${!v}" 2>/dev/null || break; sleep 0.1; done
+  rc=0; wait "${!v}" || rc=$?; printf -v "$v" '%s' ""
+  ((rc == 0)) || warnings+=("WARNING: umpired (PostgreSQL, node ${n^^}) exited $rc on SIGTERM")
+  bad=$(grep -cE '"level":"(warn|error)"' "$work/pg_${n^^}.log" || true)
+  ((bad == 0)) || warnings+=("WARNING: umpired (PostgreSQL, node ${n^^}) logged $bad warn/error lines, the first: $(grep -m1 -E '"level":"(warn|error)"' "$work/pg_${n^^}.log")")
+done
+python3 bench/pg_cluster.py stop "$pgdir"
+pgdir=""
 
 if ((${#warnings[@]})); then out '\n'; for w in "${warnings[@]}"; do out '%s\n' "$w"; done; fi
 mv "$res.tmp" "$res"

@@ -22,17 +22,17 @@ FUZZ_LIB      := $(FUZZ_DIR)/libumpire-fuzz.a
 FUZZ_SAN      := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_OPT      := -O1 -g -fno-omit-frame-pointer
 FUZZ_CPPFLAGS := -D_GNU_SOURCE -DUMPIRE_VERSION='"$(VERSION)"' -DUMPIRE_SOURCE_DIR='"$(CURDIR)"' \
-                 -I. -I$(FUZZ_DIR)/gen -I$(LLHTTP_INC_DIR)
+                 -I. -I$(FUZZ_DIR)/gen -I$(LLHTTP_INC_DIR) -I/usr/include/postgresql
 # No -Werror for the library: it is other people's code, compiled by a different compiler here.
 FUZZ_LIB_CFLAGS   := -std=c11 -Wall -Wextra $(FUZZ_OPT) $(FUZZ_SAN) -fsanitize=fuzzer-no-link
 FUZZ_LIB_CXXFLAGS := -std=c++17 -Wall -Wextra $(FUZZ_OPT) $(FUZZ_SAN) -fsanitize=fuzzer-no-link
 FUZZ_CFLAGS   := -std=c11 -Wall -Wextra -Werror $(FUZZ_OPT) $(FUZZ_SAN) -fsanitize=fuzzer
-FUZZ_LDLIBS   := -luv -ljansson -lsqlite3 -lcurl -lcrypto -lpthread -lstdc++ -lm
+FUZZ_LDLIBS   := -luv -ljansson -lsqlite3 -lpq -lcurl -lcrypto -lpthread -lstdc++ -lm
 
 # target:max_len (bytes)
 FUZZ_SPECS    := fuzz_http:16384 fuzz_action_decode:4096 fuzz_rules_resolve:2048 \
                  fuzz_notation:512 fuzz_config:4096 fuzz_verify:32768 \
-                 fuzz_webhook_request:4096
+                 fuzz_webhook_request:4096 fuzz_import:65536
 FUZZ_TARGETS  := $(foreach s,$(FUZZ_SPECS),$(firstword $(subst :, ,$(s))))
 FUZZ_BINS     := $(FUZZ_TARGETS:%=$(FUZZ_BIN)/%)
 

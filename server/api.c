@@ -131,7 +131,15 @@ int authorize(api_ctx *ctx, http_request *req, const char *id, bool public_ok, c
         crypto_sha256(token, strlen(token), digest);
         if (token_cache_get(ctx->tokens, id, digest, role, rolelen)) return 1;
     }
-    int found = store_token_role(ctx->reader, id, token, role, rolelen);
+    const session_view *v = ctx->view;
+    if (!v || !v->token_checked || strcmp(v->id, id) != 0) {
+        /* A route that reads a session without its gate (the route table): a bug. */
+        log_msg(LOG_ERROR, "%s %s: token not read before the handler", req->method, req->path);
+        respond_simple_error(req, 500, "internal_error", "the request could not be authorised");
+        return 0;
+    }
+    int found = v->token_found;
+    if (found == 1) copy_str(role, rolelen, v->role);
     if (found == STORE_NO_SESSION) {
         respond_no_session(req);
         return 0;
@@ -276,7 +284,16 @@ int load_readable_session_role(api_ctx *ctx, http_request *req, const char *id, 
         respond_no_session(req);
         return 0;
     }
-    int found = store_session_get(ctx->reader, id, s);
+    session_view *v = ctx->view;
+    if (!v || !v->session_read || strcmp(v->id, id) != 0) {
+        log_msg(LOG_ERROR, "%s %s: session not read before the handler", req->method, req->path);
+        respond_simple_error(req, 500, "internal_error", "the session could not be read");
+        return 0;
+    }
+    int found = v->session_found;
+    *s = v->session; /* the caller's now */
+    memset(&v->session, 0, sizeof v->session);
+    v->session_found = found > 0 ? 0 : found;
     if (found < 0) {
         respond_simple_error(req, 503, "storage_unavailable", "the database could not be read");
         return 0;
@@ -390,7 +407,7 @@ static void get_events(api_ctx *ctx, http_request *req, const route_match *m) {
         live_subscribe(ctx->live, req, id, after);
         return;
     }
-    json_t *events = store_events_page_new(ctx->reader, id, after, limit);
+    json_t *events = api_events_page_take(ctx, id, after, limit);
     if (!events) {
         session_row_clear(&s);
         respond_simple_error(req, 503, "storage_unavailable", "the database could not be read");
@@ -466,30 +483,39 @@ static void post_reveal(api_ctx *ctx, http_request *req, const route_match *m) {
 
 /* ---- the route table ---------------------------------------------------------------------- */
 
+/* What a route reads before its handler runs (the read gate, below). */
+typedef enum {
+    GATE_NONE,    /* nothing of a session */
+    GATE_AUTH,    /* the bearer token's role in session params[0] */
+    GATE_SESSION, /* the session row, and the token's role when the session exists */
+    GATE_EVENTS,  /* as GATE_SESSION, and the page of events GET /events asks for */
+} gate_kind;
+
 typedef struct route {
     const char *method;
     const char *pattern; /* segments; ":" captures one */
     route_fn fn;
+    gate_kind gate;
 } route;
 
 static const route routes[] = {
-    {"GET", "/v1/health", get_health},
-    {"GET", "/v1/rulesets", get_rulesets},
-    {"GET", "/v1/rulesets/:", get_ruleset},
-    {"POST", "/v1/sessions", post_sessions},
-    {"GET", "/v1/sessions/:", get_session},
-    {"POST", "/v1/sessions/:/actions", post_action},
-    {"GET", "/v1/sessions/:/events", get_events},
-    {"POST", "/v1/sessions/:/reveal", post_reveal},
-    {"GET", "/v1/sessions/:/verify", api_get_verify},
-    {"GET", "/v1/sessions/:/log", api_get_log},
-    {"POST", "/v1/rulesets/:/odds", api_post_ruleset_odds},
-    {"POST", "/v1/sessions/:/odds", api_post_session_odds},
-    {"PUT", "/v1/sessions/:/webhooks", api_put_webhooks},
-    {"GET", "/v1/sessions/:/webhooks", api_get_webhooks},
-    {"GET", "/v1/openapi.json", api_get_openapi},
-    {"GET", "/v1/scenarios", api_get_scenarios},
-    {"GET", "/v1/scenarios/:", api_get_scenario},
+    {"GET", "/v1/health", get_health, GATE_NONE},
+    {"GET", "/v1/rulesets", get_rulesets, GATE_NONE},
+    {"GET", "/v1/rulesets/:", get_ruleset, GATE_NONE},
+    {"POST", "/v1/sessions", post_sessions, GATE_NONE},
+    {"GET", "/v1/sessions/:", get_session, GATE_SESSION},
+    {"POST", "/v1/sessions/:/actions", post_action, GATE_AUTH},
+    {"GET", "/v1/sessions/:/events", get_events, GATE_EVENTS},
+    {"POST", "/v1/sessions/:/reveal", post_reveal, GATE_AUTH},
+    {"GET", "/v1/sessions/:/verify", api_get_verify, GATE_SESSION},
+    {"GET", "/v1/sessions/:/log", api_get_log, GATE_SESSION},
+    {"POST", "/v1/rulesets/:/odds", api_post_ruleset_odds, GATE_NONE},
+    {"POST", "/v1/sessions/:/odds", api_post_session_odds, GATE_SESSION},
+    {"PUT", "/v1/sessions/:/webhooks", api_put_webhooks, GATE_AUTH},
+    {"GET", "/v1/sessions/:/webhooks", api_get_webhooks, GATE_AUTH},
+    {"GET", "/v1/openapi.json", api_get_openapi, GATE_NONE},
+    {"GET", "/v1/scenarios", api_get_scenarios, GATE_NONE},
+    {"GET", "/v1/scenarios/:", api_get_scenario, GATE_NONE},
 };
 
 #define NROUTES (sizeof routes / sizeof routes[0])
@@ -520,6 +546,127 @@ static bool match_path(const char *pattern, const char *path, route_match *m) {
     return *pattern == '\0' && *path == '\0';
 }
 
+/* ---- the read gate ---------------------------------------------------------------------------
+ *
+ * A session route's database reads run before its handler, in one db_reads call (server/
+ * db_reads.h): inline for SQLite, on a reader thread for PostgreSQL. The handler then runs with
+ * ctx->view set, and authorize() / load_readable_session*() / the events page answer from it:
+ * handlers keep their order of checks (a bad query parameter is still 400 before 404) and never
+ * wait on the database themselves. */
+
+typedef struct gate_read {
+    api_ctx *ctx;
+    http_request *req;
+    route_fn fn;
+    route_match m;
+    gate_kind kind;
+    bool heap;         /* malloc'd (pool reads); inline reads use the caller's stack */
+    const char *token; /* the request's bearer token (req outlives the read), or NULL */
+    bool token_known;  /* the role came from the token cache: no lookup */
+    session_view view;
+} gate_read;
+
+/* The reader thread (or, inline, the loop thread): nothing here touches loop-thread state. */
+static void gate_run(store_conn *conn, void *arg) {
+    gate_read *g = arg;
+    session_view *v = &g->view;
+    if (g->kind >= GATE_SESSION) {
+        v->session_read = true;
+        v->session_found = store_session_get(conn, v->id, &v->session);
+        if (v->session_found <= 0) return;
+    }
+    if (!g->token_known) {
+        v->token_checked = true;
+        v->token_found = store_token_role(conn, v->id, g->token, v->role, sizeof v->role);
+    }
+    if (g->kind == GATE_EVENTS && v->events_limit > 0) {
+        v->events_read = true;
+        v->events = store_events_page_new(conn, v->id, v->events_after, v->events_limit);
+    }
+}
+
+static void gate_done(void *arg) {
+    gate_read *g = arg;
+    api_ctx *ctx = g->ctx;
+    session_view *outer = ctx->view;
+    bool was_handling = handling_request;
+    if (g->heap) alloc_guard_reset(); /* a later loop turn: this request's own flag */
+    ctx->view = &g->view;
+    handling_request = true;
+    g->fn(ctx, g->req, &g->m);
+    handling_request = was_handling;
+    ctx->view = outer;
+    session_row_clear(&g->view.session);
+    json_decref(g->view.events);
+    if (g->heap) free(g);
+}
+
+json_t *api_events_page_take(api_ctx *ctx, const char *id, int64_t after, int64_t limit) {
+    session_view *v = ctx->view;
+    if (!v || !v->events_read || strcmp(v->id, id) != 0 || v->events_after != after ||
+        v->events_limit != limit)
+        return NULL;
+    json_t *events = v->events;
+    v->events = NULL;
+    return events;
+}
+
+/* Runs fn for req behind its gate (see above). */
+static void run_gated(api_ctx *ctx, http_request *req, const route *rt, const route_match *m) {
+    const char *id = m->params[0];
+    const char *token = bearer_token(req);
+    char role[48];
+    uint8_t digest[32];
+    bool known = false;
+    if (token && session_id_valid(id)) {
+        crypto_sha256(token, strlen(token), digest);
+        known = token_cache_get(ctx->tokens, id, digest, role, sizeof role);
+    }
+    /* Nothing to read: a malformed id (404 from the handler), or a known token where only the
+     * token matters (the action path). */
+    if (!session_id_valid(id) || (rt->gate == GATE_AUTH && known)) {
+        rt->fn(ctx, req, m);
+        return;
+    }
+    gate_read local, *g = &local;
+    bool inline_reads = db_reads_inline(ctx->reads);
+    if (!inline_reads && !(g = malloc(sizeof *g))) {
+        respond_simple_error(req, 500, "internal_error", "out of memory");
+        return;
+    }
+    memset(g, 0, sizeof *g);
+    g->ctx = ctx;
+    g->req = req;
+    g->fn = rt->fn;
+    g->m = *m;
+    for (int i = 0; i < MAX_PARAMS; i++)
+        if (m->params[i]) g->m.params[i] = g->m.storage[i]; /* into the copy, not m */
+    g->kind = rt->gate;
+    g->heap = !inline_reads;
+    g->token = token;
+    copy_str(g->view.id, sizeof g->view.id, id);
+    if (known) {
+        /* Recorded in the view too: the cache may lose it before a pool read returns. */
+        g->token_known = g->view.token_checked = true;
+        g->view.token_found = 1;
+        copy_str(g->view.role, sizeof g->view.role, role);
+    }
+    if (rt->gate == GATE_EVENTS && !wants_event_stream(req)) {
+        /* The handler's defaults and bounds; a bad value reads nothing (the handler says 400). */
+        int64_t after = 0, limit = 100;
+        if (query_int(req->query, "after", 0, INT64_MAX, &after) == 0 &&
+            query_int(req->query, "limit", 1, 1000, &limit) == 0) {
+            g->view.events_after = after;
+            g->view.events_limit = limit;
+        }
+    }
+    if (db_reads_submit(ctx->reads, gate_run, gate_done, g) != 0) {
+        if (g->heap) free(g);
+        respond_simple_error(req, 503, "overloaded",
+                             "the daemon has too many reads queued; retry shortly");
+    }
+}
+
 void api_handle(http_request *req, void *user) {
     api_ctx *ctx = user;
     alloc_guard_reset();
@@ -533,7 +680,10 @@ void api_handle(http_request *req, void *user) {
         if (!match_path(routes[i].pattern, req->path, &m)) continue;
         if (strcmp(routes[i].method, req->method) == 0) {
             handling_request = true;
-            routes[i].fn(ctx, req, &m);
+            if (routes[i].gate == GATE_NONE)
+                routes[i].fn(ctx, req, &m);
+            else
+                run_gated(ctx, req, &routes[i], &m);
             handling_request = false;
             return;
         }

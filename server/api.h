@@ -5,6 +5,7 @@
 #define UMPIRE_API_H
 
 #include "server/api_assets.h"
+#include "server/db_reads.h"
 #include "server/http_server.h"
 #include "server/live.h"
 #include "server/store.h"
@@ -15,7 +16,9 @@
 typedef struct api_ctx {
     uv_loop_t *loop;
     writer *writer;      /* borrowed */
-    store_conn *reader;  /* borrowed: the loop thread's read connection */
+    store_conn *reader;  /* borrowed: the loop thread's read connection (SQLite only; NULL
+                          * for PostgreSQL, whose reads never run on the loop thread) */
+    db_reads *reads;     /* borrowed: every read of a handler goes through it (db_reads.h) */
     const char *db_path; /* for worker threads, which open read connections of their own */
     const char *synchronous;
     int64_t busy_timeout_ms;
@@ -24,6 +27,7 @@ typedef struct api_ctx {
     const api_assets *assets; /* borrowed: web client, scenarios (read-only) */
     webhooks *webhooks;       /* borrowed: outbound deliveries */
     const webhook_policy *webhook_policy; /* borrowed: which webhook hosts may be called */
+    struct session_view *view; /* the running handler's prefetched reads (api_internal.h) */
 } api_ctx;
 
 /* An http_handler_fn; user is the api_ctx. */

@@ -34,7 +34,7 @@ static void verify_run(uv_work_t *w) {
                                     vw->ctx->busy_timeout_ms, err, sizeof err);
     verifier *v = verifier_new();
     session_row s = {0};
-    if (!c || !v || store_exec(c, "BEGIN") != 0 || store_session_get(c, vw->id, &s) <= 0) {
+    if (!c || !v || store_tx(c, STORE_TX_SNAPSHOT) != 0 || store_session_get(c, vw->id, &s) <= 0) {
         log_msg(LOG_ERROR, "verify %s: cannot read the session", vw->id);
         goto done;
     }
@@ -56,7 +56,7 @@ static void verify_run(uv_work_t *w) {
     /* A verdict reached on incompletely built values is no verdict: answer 503 instead. */
     if (!alloc_guard_failed()) vw->report = verifier_report_new(v);
 done:
-    if (c) store_exec(c, "COMMIT");
+    if (c) store_tx(c, STORE_TX_COMMIT);
     session_row_clear(&s);
     verifier_free(v);
     store_conn_close(c);

@@ -18,6 +18,22 @@ typedef struct route_match {
     char storage[MAX_PARAMS][80];
 } route_match;
 
+/* What a session route reads from the database, read before its handler runs (server/api.c,
+ * "the read gate"): on a reader thread for PostgreSQL, so the handler itself never waits on the
+ * database. authorize(), load_readable_session*() and the events page answer from it. */
+typedef struct session_view {
+    char id[33];
+    bool token_checked; /* token_found / role hold the token's lookup */
+    int token_found;    /* store_token_role's answer */
+    char role[48];
+    bool session_read; /* session_found / session hold the row's lookup */
+    int session_found; /* store_session_get's answer */
+    session_row session;
+    bool events_read; /* events: the page after events_after, at most events_limit; NULL error */
+    int64_t events_after, events_limit;
+    json_t *events;
+} session_view;
+
 typedef void (*route_fn)(api_ctx *ctx, http_request *req, const route_match *m);
 
 /* Answers: each takes ownership of what it is given (body_take, e's details). */
@@ -32,6 +48,9 @@ bool session_id_valid(const char *id);
 /* 1 to go on with role set; 0 when it has answered (404/401/503). */
 int authorize(api_ctx *ctx, http_request *req, const char *id, bool public_ok, char *role,
               size_t rolelen);
+/* The events page the read gate fetched for GET /events with these bounds (taken; the caller
+ * decrefs it), or NULL when it could not be read (answer 503). */
+json_t *api_events_page_take(api_ctx *ctx, const char *id, int64_t after, int64_t limit);
 /* 1 with *s loaded (the caller clears it); 0 when it has answered. */
 int load_readable_session(api_ctx *ctx, http_request *req, const char *id, session_row *s);
 /* As load_readable_session, also writing the caller's role ("" for an anonymous reader). */

@@ -89,16 +89,16 @@ static void *checkpointer_thread(void *arg) {
         /* PASSIVE: copies what no reader still needs and never waits for a lock; what it
          * leaves is copied by the next one. A busy result is normal (a reader holds a frame). */
         int wal = 0, copied = 0;
-        int rc =
-            sqlite3_wal_checkpoint_v2(cp->conn->db, NULL, SQLITE_CHECKPOINT_PASSIVE, &wal, &copied);
+        int rc = sqlite3_wal_checkpoint_v2(store_sqlite_handle(cp->conn), NULL,
+                                           SQLITE_CHECKPOINT_PASSIVE, &wal, &copied);
         if ((rc == SQLITE_OK || rc == SQLITE_BUSY) && copied > 0) {
-            int synced = sync_database(cp->conn->db);
+            int synced = sync_database(store_sqlite_handle(cp->conn));
             if (synced != SQLITE_OK) rc = synced;
         }
         bool failed = rc != SQLITE_OK && rc != SQLITE_BUSY;
         if (failed && reported == SQLITE_OK)
             log_msg(LOG_WARN, "WAL checkpoint failed (the WAL grows until one succeeds): %s",
-                    sqlite3_errmsg(cp->conn->db));
+                    sqlite3_errmsg(store_sqlite_handle(cp->conn)));
         else if (!failed && reported != SQLITE_OK)
             log_msg(LOG_INFO, "WAL checkpoint succeeded again (%d of %d pages copied)", copied,
                     wal);

@@ -17,7 +17,9 @@
 #include "server/log.h"
 #include "server/migrate.h"
 #include "server/store.h"
-#include "server/store_webhooks.h"
+#include "server/db_reads.h"
+#include "server/db_transfer.h"
+#include "server/pg_listen.h"
 #include "server/webhooks.h"
 #include "server/writer.h"
 
@@ -27,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <uv.h>
 
 #ifndef UMPIRE_VERSION
@@ -38,7 +41,9 @@ typedef struct daemon_state {
     umpire_config cfg;
     http_server *http;
     writer *writer;
-    store_conn *reader;
+    store_conn *reader; /* SQLite: the loop thread's read connection; NULL for PostgreSQL */
+    db_reads *reads;    /* every read of the loop thread (server/db_reads.h) */
+    pg_listen *listen;  /* PostgreSQL: other nodes' commits */
     live *live;
     token_cache *tokens;
     api_ctx api;
@@ -51,8 +56,9 @@ typedef struct daemon_state {
 } daemon_state;
 
 static void usage(FILE *out) {
-    fprintf(out, "usage: umpired [--config FILE] [--listen HOST:PORT] [--db PATH] "
+    fprintf(out, "usage: umpired [--config FILE] [--listen HOST:PORT] [--db PATH|postgresql://URI] "
                  "[--log-level debug|info|warn|error]\n"
+                 "       umpired export|import [--config FILE] [--db PATH|URI] [--file PATH]\n"
                  "       umpired --check-health URL\n"
                  "       umpired --version\n");
 }
@@ -63,12 +69,22 @@ static void on_handle_closed(uv_handle_t *h) {
     (void)h;
 }
 
+static void on_reads_closed(void *arg) {
+    daemon_state *d = arg;
+    d->reads = NULL;
+}
+
 static void on_writer_closed(void *arg) {
     daemon_state *d = arg;
     d->writer = NULL;
+    pg_listen_stop(d->listen);
+    d->listen = NULL;
     /* Deliveries still waiting are dropped: webhooks are told of commits while the daemon runs
-     * (docs/api.md, Webhooks); the events themselves are safe in the database. */
+     * (docs/api.md, Webhooks); the events themselves are safe in the database. First, so that
+     * nothing submits a read once the reads stop. */
     webhooks_stop(d->webhooks);
+    /* Reads still running finish and are answered (their streams are closed by now). */
+    if (d->reads) db_reads_stop(d->reads, on_reads_closed, d);
     uv_close((uv_handle_t *)&d->sigint, on_handle_closed);
     uv_close((uv_handle_t *)&d->sigterm, on_handle_closed);
     uv_close((uv_handle_t *)&d->shutdown_timer, on_handle_closed);
@@ -151,26 +167,61 @@ static int parse_flags(int argc, char **argv, umpire_config *cfg) {
     return 0;
 }
 
-static int open_storage(daemon_state *d) {
+/* A database name for logs: a PostgreSQL URI without its password. */
+static void db_display_name(const char *db, char *out, size_t cap) {
+    const char *at = strchr(db, '@'), *scheme = strstr(db, "://");
+    const char *colon = scheme && at ? memchr(scheme + 3, ':', (size_t)(at - scheme - 3)) : NULL;
+    if (!store_db_is_postgres(db) || !colon)
+        snprintf(out, cap, "%s", db);
+    else
+        snprintf(out, cap, "%.*s:***%s", (int)(colon - db), db, at);
+}
+
+/* The loop thread hears of another node's commit: its live streams catch up. "Any session"
+ * (NULL: after the listener reconnected) is left to live_poll, which catches every stream up
+ * within storage.live_poll_ms anyway. */
+static void on_other_node_commit(void *arg, const char *session_id) {
+    daemon_state *d = arg;
+    if (session_id) live_publish(d->live, session_id);
+}
+
+/* PostgreSQL: no connection on the loop thread. The writer thread's connection, a pool of
+ * reader threads, and a listener for other nodes' commits. */
+static int open_postgres(daemon_state *d, store_conn *w) {
     char err[512];
-    if (strncmp(d->cfg.db, "postgresql://", 13) == 0 ||
-        strncmp(d->cfg.db, "postgres://", 11) == 0) {
-        log_msg(LOG_ERROR, "PostgreSQL storage is not part of this build; use a SQLite file path");
+    d->reads = db_reads_new_pool(d->loop, d->cfg.db, (int)d->cfg.read_threads,
+                                 d->cfg.read_queue_max, err, sizeof err);
+    if (!d->reads) {
+        log_msg(LOG_ERROR, "%s", err);
+        store_conn_close(w);
         return -1;
     }
+    d->writer = writer_new(d->loop, w, NULL, d->cfg.group_commit_max, d->cfg.writer_queue_max);
+    if (!d->writer) {
+        log_msg(LOG_ERROR, "cannot start the writer thread");
+        return -1;
+    }
+    return 0;
+}
+
+static int open_storage(daemon_state *d) {
+    char err[512], name[256];
+    db_display_name(d->cfg.db, name, sizeof name);
     store_conn *w =
         store_conn_open(d->cfg.db, d->cfg.synchronous, d->cfg.busy_timeout_ms, err, sizeof err);
     if (!w) {
         log_msg(LOG_ERROR, "%s", err);
         return -1;
     }
-    int applied = migrate_apply(w->db, umpire_migrations, umpire_migration_count, err, sizeof err);
+    /* PostgreSQL: under an advisory lock, so nodes starting together migrate once. */
+    int applied = store_migrate(w, err, sizeof err);
     if (applied < 0) {
-        log_msg(LOG_ERROR, "%s: %s", d->cfg.db, err);
+        log_msg(LOG_ERROR, "%s: %s", name, err);
         store_conn_close(w);
         return -1;
     }
-    if (applied) log_msg(LOG_INFO, "%s: applied %d migration(s)", d->cfg.db, applied);
+    if (applied) log_msg(LOG_INFO, "%s: applied %d migration(s)", name, applied);
+    if (w->backend == STORE_POSTGRES) return open_postgres(d, w);
     d->reader =
         store_conn_open(d->cfg.db, d->cfg.synchronous, d->cfg.busy_timeout_ms, err, sizeof err);
     if (!d->reader) {
@@ -184,6 +235,15 @@ static int open_storage(daemon_state *d) {
     checkpointer *ckpt = ck ? checkpointer_new(ck) : NULL;
     if (!ckpt) {
         log_msg(LOG_ERROR, "cannot start the checkpoint thread%s%s", ck ? "" : ": ", ck ? "" : err);
+        store_conn_close(d->reader);
+        d->reader = NULL;
+        store_conn_close(w);
+        return -1;
+    }
+    d->reads = db_reads_new_inline(d->reader);
+    if (!d->reads) {
+        log_msg(LOG_ERROR, "out of memory");
+        checkpointer_free(ckpt);
         store_conn_close(d->reader);
         d->reader = NULL;
         store_conn_close(w);
@@ -225,11 +285,22 @@ static int start_http(daemon_state *d) {
     d->api.loop = d->loop;
     d->api.writer = d->writer;
     d->api.reader = d->reader;
+    d->api.reads = d->reads;
     d->api.db_path = d->cfg.db;
     d->api.synchronous = d->cfg.synchronous;
     d->api.busy_timeout_ms = d->cfg.busy_timeout_ms;
-    d->live = live_new(d->loop, d->reader);
+    d->live = live_new(d->loop, d->reads);
     d->api.live = d->live;
+    if (d->live && !d->reader) {
+        /* Several nodes: other nodes' commits come by LISTEN, and a poll bounds the delay
+         * should a notification be lost. */
+        live_poll(d->live, (uint64_t)d->cfg.live_poll_ms);
+        d->listen = pg_listen_new(d->loop, d->cfg.db, on_other_node_commit, d);
+        if (!d->listen) {
+            log_msg(LOG_ERROR, "cannot start the PostgreSQL listener thread");
+            return -1;
+        }
+    }
     if (api_assets_init(&d->assets, d->cfg.web_root, err, sizeof err) != 0) {
         log_msg(LOG_ERROR, "web client, scenarios or OpenAPI document: %s", err);
         return -1;
@@ -247,8 +318,14 @@ static int start_http(daemon_state *d) {
         .queue_max = d->cfg.webhook_queue_max,
         .max_total = d->cfg.webhook_max_total,
     };
-    d->webhooks = webhooks_new(d->loop, d->reader, &d->webhook_policy, &wl);
-    if (!d->webhooks || store_webhooks_each(d->reader, on_stored_webhooks, d) != 0) {
+    d->webhooks = webhooks_new(d->loop, d->reads, &d->webhook_policy, &wl);
+    /* Read once, before the loop runs: PostgreSQL gets a short-lived connection of its own. */
+    store_conn *boot = d->reader ? d->reader
+                                 : store_conn_open(d->cfg.db, d->cfg.synchronous,
+                                                   d->cfg.busy_timeout_ms, err, sizeof err);
+    int listed = d->webhooks && boot ? store_webhooks_each(boot, on_stored_webhooks, d) : -1;
+    if (boot != d->reader) store_conn_close(boot);
+    if (listed != 0) {
         log_msg(LOG_ERROR, "cannot start webhooks: %s",
                 d->webhooks ? "storage error" : "no memory");
         return -1;
@@ -269,9 +346,55 @@ static int start_http(daemon_state *d) {
         log_msg(LOG_ERROR, "cannot listen on %s: %s", d->cfg.listen, d->http ? err : "no memory");
         return -1;
     }
+    char name[256];
+    db_display_name(d->cfg.db, name, sizeof name);
     log_msg(LOG_INFO, "umpired %s listening on %s port %d, database %s", UMPIRE_VERSION, host,
-            http_server_port(d->http), d->cfg.db);
+            http_server_port(d->http), name);
     return 0;
+}
+
+/* umpired export|import [--config FILE] [--db DB] [--file PATH]: the database as JSON lines
+ * (server/db_transfer.h), to or from PATH (default stdout / stdin). Exit 0, 1 failed, 2 usage. */
+static int run_transfer(int argc, char **argv) {
+    bool export = strcmp(argv[1], "export") == 0;
+    const char *file = NULL;
+    char *args[16];
+    int nargs = 0;
+    args[nargs++] = argv[0];
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--file") == 0 && i + 1 < argc) {
+            file = argv[++i];
+        } else if (nargs < 15 &&
+                   (strcmp(argv[i], "--db") == 0 || strcmp(argv[i], "--config") == 0) &&
+                   i + 1 < argc) {
+            args[nargs++] = argv[i];
+            args[nargs++] = argv[++i];
+        } else {
+            fprintf(stderr, "umpired %s: unknown or incomplete option '%s'\n", argv[1], argv[i]);
+            usage(stderr);
+            return 2;
+        }
+    }
+    static umpire_config cfg;
+    config_set_defaults(&cfg);
+    int rc = parse_flags(nargs, args, &cfg);
+    if (rc) return rc == 1 ? 0 : 2;
+    json_object_seed(0);
+    FILE *f = file ? fopen(file, export ? "w" : "r") : export ? stdout : stdin;
+    if (!f) {
+        fprintf(stderr, "umpired %s: cannot open %s: %s\n", argv[1], file, strerror(errno));
+        return 1;
+    }
+    char err[512] = "";
+    /* The report goes to stderr when the export itself is on stdout. */
+    rc = export ? db_export(cfg.db, f, file ? stdout : stderr, err, sizeof err)
+                : db_import(cfg.db, f, stdout, err, sizeof err);
+    if (file && fclose(f) != 0 && rc == 0) {
+        snprintf(err, sizeof err, "cannot write %s: %s", file, strerror(errno));
+        rc = -1;
+    }
+    if (rc != 0) fprintf(stderr, "umpired %s: %s\n", argv[1], err);
+    return rc == 0 ? 0 : 1;
 }
 
 int main(int argc, char **argv) {
@@ -280,6 +403,8 @@ int main(int argc, char **argv) {
     fault_inject_install_from_env();
 #endif
     alloc_guard_install(); /* before any jansson value exists */
+    if (argc >= 2 && (strcmp(argv[1], "export") == 0 || strcmp(argv[1], "import") == 0))
+        return run_transfer(argc, argv);
     static daemon_state d;
     config_set_defaults(&d.cfg);
     int rc = parse_flags(argc, argv, &d.cfg);

@@ -1,4 +1,5 @@
-/* Versioned schema migrations: migrations/NNNN_name.sql, embedded at build time
+/* Versioned schema migrations: migrations/NNNN_name.sql (and the same for PostgreSQL in
+ * migrations/postgresql/, applied by server/store_pg.c), embedded at build time
  * (scripts/embed-migrations), applied in order at start in one transaction each and recorded
  * in schema_migrations. */
 #ifndef UMPIRE_MIGRATE_H
@@ -13,8 +14,10 @@ typedef struct migration_def {
     const char *sql;
 } migration_def;
 
-extern const migration_def umpire_migrations[];
+extern const migration_def umpire_migrations[]; /* SQLite: migrations/ */
 extern const size_t umpire_migration_count;
+extern const migration_def umpire_pg_migrations[]; /* PostgreSQL: migrations/postgresql/ */
+extern const size_t umpire_pg_migration_count;
 
 /* Applies every migration in defs[0..n) newer than the database's version, each in its own
  * transaction together with its schema_migrations row. Returns the number applied, or -1 with a

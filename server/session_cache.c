@@ -65,6 +65,11 @@ void session_cache_put_take(session_cache *c, session_row *row) {
     c->slots[i] = copy;
 }
 
+void session_cache_forget(session_cache *c, const char *id) {
+    size_t i = slot_of(id);
+    if (c->slots[i] && !c->dirty[i] && strcmp(c->slots[i]->id, id) == 0) drop(c, i);
+}
+
 void session_cache_mark_dirty(session_cache *c, const char *id) {
     size_t i = slot_of(id);
     if (!c->slots[i] || strcmp(c->slots[i]->id, id) != 0 || c->dirty[i]) return;

@@ -28,6 +28,10 @@ void session_cache_put_take(session_cache *c, session_row *row);
  * committed. */
 void session_cache_clear(session_cache *c);
 
+/* Drops id's row if it is cached and has no unwritten change: another node changed the session
+ * (PostgreSQL, server/writer.c). */
+void session_cache_forget(session_cache *c, const char *id);
+
 /* Marks id's cached row as changed since it was last written (it must be cached). */
 void session_cache_mark_dirty(session_cache *c, const char *id);
 /* Writes the dirty row that holds the slot id needs, if it is another session's. 0 or -1. */

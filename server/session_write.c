@@ -1,5 +1,4 @@
 #include "server/session_write.h"
-#include "server/store_webhooks.h"
 
 #include "protocol/api_error.h"
 #include "protocol/jcs.h"
@@ -40,8 +39,7 @@ static void answer_error(write_job *job, api_error *e) {
 
 static void answer_storage_error(write_job *job, store_conn *conn) {
     api_error e = {0};
-    log_msg(LOG_ERROR, "storage error in session %s: %s", job->session_id,
-            sqlite3_errmsg(conn->db));
+    log_msg(LOG_ERROR, "storage error in session %s: %s", job->session_id, store_errmsg(conn));
     api_error_set(&e, 503, "storage_unavailable", NULL,
                   "the database could not store the change; nothing was written, try again");
     answer_error(job, &e);

@@ -1,8 +1,14 @@
-/* SQLite storage: a connection with its prepared statements cached, and the queries of the
- * action path. The daemon opens exactly one writer connection (owned by the writer thread) and
- * one reader connection (owned by the loop thread); WAL lets the reader run beside the writer. */
+/* Storage: the one interface every query of the daemon goes through, with two backends.
+ * - SQLite (store_sqlite.c), the default: a file; exactly one writer connection (the writer
+ *   thread's) and readers beside it under WAL.
+ * - PostgreSQL (store_pg.c, libpq), chosen by a postgresql:// URI: several umpired nodes share
+ *   one database; a writer serialises a session's actions across nodes with row locks
+ *   (store_lock_sessions) and tells the other nodes of commits (store_notify).
+ * A connection belongs to one thread at a time. Functions return 0 / -1 unless said. */
 #ifndef UMPIRE_STORE_H
 #define UMPIRE_STORE_H
+
+#include "protocol/webhook_request.h"
 
 #include <jansson.h>
 #include <sqlite3.h>
@@ -10,43 +16,44 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum {
-    ST_SESSION_GET,
-    ST_SESSION_INSERT,
-    ST_SESSION_UPDATE,
-    ST_SESSION_SEED_UPDATE,
-    ST_TOKEN_INSERT,
-    ST_TOKENS_OF_SESSION,
-    ST_EVENT_INSERT,
-    ST_EVENTS_PAGE,
-    ST_IDEM_GET,
-    ST_IDEM_INSERT,
-    /* transaction control, prepared once for the writer's per-job savepoints */
-    ST_BEGIN,
-    ST_COMMIT,
-    ST_ROLLBACK,
-    ST_SAVEPOINT,
-    ST_RELEASE,
-    ST_ROLLBACK_TO,
-    ST_COUNT
-} store_stmt_id;
+typedef enum { STORE_SQLITE, STORE_POSTGRES } store_backend;
 
+typedef struct store_ops store_ops;
+typedef struct store_table_def store_table_def;
+/* The part every backend's connection starts with. */
 typedef struct store_conn {
-    sqlite3 *db;
-    sqlite3_stmt *stmts[ST_COUNT];
+    const store_ops *ops;
+    store_backend backend;
 } store_conn;
 
-/* Opens path (creating its directory), sets WAL, synchronous ("full" or "normal"), foreign
- * keys and the busy timeout. NULL with a sentence in err. */
-store_conn *store_conn_open(const char *path, const char *synchronous, int64_t busy_timeout_ms,
+/* True when db names a PostgreSQL database (postgresql:// or postgres://). */
+bool store_db_is_postgres(const char *db);
+/* Opens db: a SQLite path (creating its directory; WAL, synchronous "full" or "normal", foreign
+ * keys, busy timeout) or a PostgreSQL URI (synchronous and busy timeout do not apply). NULL
+ * with a sentence in err. */
+store_conn *store_conn_open(const char *db, const char *synchronous, int64_t busy_timeout_ms,
                             char *err, size_t errlen);
 void store_conn_close(store_conn *c);
-/* The cached statement, reset and with bindings cleared (prepared on first use). */
-sqlite3_stmt *store_stmt(store_conn *c, store_stmt_id id);
-/* Runs a statement without results (pragmas, migrations). 0 or -1. */
+/* The last error of the connection, as the database said it. */
+const char *store_errmsg(store_conn *c);
+/* The SQLite handle (checkpoints, tests), NULL for PostgreSQL. */
+sqlite3 *store_sqlite_handle(store_conn *c);
+/* Runs SQL without results. */
 int store_exec(store_conn *c, const char *sql);
-/* Runs one of the cached transaction statements (ST_BEGIN ... ST_ROLLBACK_TO). 0 or -1. */
-int store_run(store_conn *c, store_stmt_id id);
+/* Applies the backend's migrations (server/migrate.h). Number applied, or -1 with err. */
+int store_migrate(store_conn *c, char *err, size_t errlen);
+
+typedef enum {
+    STORE_TX_BEGIN,    /* a write transaction (SQLite: BEGIN IMMEDIATE) */
+    STORE_TX_SNAPSHOT, /* a read-only transaction seeing one snapshot throughout */
+    STORE_TX_COMMIT,
+    STORE_TX_ROLLBACK,
+    STORE_TX_SAVEPOINT, /* the writer's per-job savepoint */
+    STORE_TX_RELEASE,
+    STORE_TX_ROLLBACK_TO,
+    STORE_TX_COUNT
+} store_tx_id;
+int store_tx(store_conn *c, store_tx_id t);
 
 typedef struct session_row {
     char id[33];
@@ -77,6 +84,17 @@ int store_session_update(store_conn *c, const char *id, int64_t version, const c
 int store_session_seed_update(store_conn *c, const char *id, const uint8_t seed[32],
                               const char *commitment);
 
+/* The session's version: >= 0, -1 when there is no such session, -2 on error. */
+int64_t store_session_version(store_conn *c, const char *id);
+/* Inside a write transaction: locks the rows of sessions ids[0..n) (sorted, distinct) until
+ * the transaction ends, in that order, so two writers never deadlock; writes each one's
+ * version into versions[i] (-1: no such session). A no-op for SQLite, whose one writer needs no
+ * lock (versions[i] = -2: unknown). */
+int store_lock_sessions(store_conn *c, const char (*ids)[33], size_t n, int64_t *versions);
+/* Inside a write transaction: once it commits, other nodes are told the session is at version
+ * (PostgreSQL NOTIFY umpire_events, payload "<id> <version>"). A no-op for SQLite. */
+int store_notify(store_conn *c, const char *session_id, int64_t version);
+
 int store_token_insert(store_conn *c, const char *session_id, const char *role,
                        const uint8_t digest[32]);
 /* Finds the role of a bearer token in a session, comparing SHA-256 digests in constant time.
@@ -101,5 +119,23 @@ int store_idem_get(store_conn *c, const char *session_id, const char *key, uint8
                    char **response);
 int store_idem_insert(store_conn *c, const char *session_id, const char *key,
                       const uint8_t digest[32], const char *response);
+
+/* The webhooks table (migrations/0002_webhooks.sql). */
+/* Replaces the session's list (inside the caller's transaction). */
+int store_webhooks_replace(store_conn *c, const char *session_id, const webhook_list *list);
+/* Calls fn once per session that has webhooks, with its list and its current version, in
+ * session id order. 0, or -1 on a storage error (fn may have been called for some). */
+int store_webhooks_each(store_conn *c,
+                        void (*fn)(void *arg, const char *session_id, const webhook_list *list,
+                                   int64_t version),
+                        void *arg);
+
+/* Export and import (umpired export / import): every row of `table` in primary-key order as a
+ * JSON object {column: value} (BLOB/bytea columns as lowercase hex), handed to fn (borrowed);
+ * fn returns 0 to go on. And one such row inserted. Tables: store_dump_tables. */
+extern const char *const store_dump_tables[]; /* NULL-terminated, in dependency order */
+int store_dump_table(store_conn *c, const char *table, int (*fn)(void *arg, const json_t *row),
+                     void *arg);
+int store_load_row(store_conn *c, const char *table, const json_t *row);
 
 #endif

@@ -22,8 +22,16 @@
  * burst of sessions cannot open an unbounded number of sockets, and hooks hanging on one dead
  * receiver hold at most this many slots for at most timeout_ms. */
 #define WEBHOOK_INFLIGHT_MAX 256
+/* A version read the pool refused (its queue was full) is tried again this much later, so a
+ * hook does not wait for the session's next commit (which may never come) to learn of this one. */
+#define WEBHOOK_READ_RETRY_MS 100
 
-typedef enum { HOOK_IDLE, HOOK_SENDING, HOOK_WAITING } hook_state;
+typedef enum {
+    HOOK_IDLE,
+    HOOK_READING, /* reading the event to send (db_reads): the request follows */
+    HOOK_SENDING,
+    HOOK_WAITING
+} hook_state;
 
 typedef struct hook {
     webhooks *owner;
@@ -31,10 +39,13 @@ typedef struct hook {
     int id;    /* 1.. in the order the referee listed them */
     char *url; /* owned */
     webhook_format format;
-    bool private_ok; /* may connect to inside addresses (webhook_policy_check_url) */
-    bool removed;    /* replaced or stopping: its timer is closing, then it is freed */
-    bool blocked;    /* its host is no longer allowed (allow_hosts changed): never called */
-    bool queued;     /* in the owner's ready queue, waiting for an in-flight slot */
+    bool private_ok;   /* may connect to inside addresses (webhook_policy_check_url) */
+    bool removed;      /* replaced or stopping: its timer is closing, then it is freed */
+    bool blocked;      /* its host is no longer allowed (allow_hosts changed): never called */
+    bool queued;       /* in the owner's ready queue, waiting for an in-flight slot */
+    bool slot;         /* holds an in-flight slot: from the read of the event to the end of its
+                        * request */
+    bool timer_closed; /* retry is closed: a removed hook is freed once it is not reading */
     struct hook *ready_next, *ready_prev;
     hook_state state;
     int64_t cursor; /* delivered_seq: the last seq delivered or given up */
@@ -49,6 +60,10 @@ typedef struct hook {
     char *body;
     long retry_after_s;
     char refused[96]; /* why the last connection was refused by the address check */
+    /* The event read in flight (HOOK_READING). Set before db_reads_submit; the reader thread
+     * writes page; on_event_read takes it. session_id is the only other field it reads. */
+    int64_t read_seq;
+    json_t *read_page; /* NULL: storage error */
 } hook;
 
 /* A session's hooks, found by session id in the owner's hash table: publishing, describing and
@@ -57,6 +72,7 @@ typedef struct session_hooks {
     struct session_hooks *next; /* in its bucket */
     char session_id[33];
     size_t n;
+    bool stale; /* a version read was refused: stale_timer publishes the session again */
     hook *hooks[WEBHOOKS_MAX];
 } session_hooks;
 
@@ -71,33 +87,37 @@ typedef struct sock_ctx {
 
 struct webhooks {
     uv_loop_t *loop;
-    store_conn *reader;
+    db_reads *reads;
     const webhook_policy *policy;
     webhooks_limits lim;
     CURLM *multi;
     uv_timer_t curl_timer;
     uv_timer_t ready_timer; /* starts waiting hooks when slots free up */
+    uv_timer_t stale_timer; /* publishes again sessions whose version read was refused */
     struct curl_slist *headers;
     session_hooks *buckets[WEBHOOK_BUCKETS];
     size_t nhooks;
     hook *ready_head, *ready_tail; /* waiting for a slot, oldest first */
     size_t inflight;
     sock_ctx *socks;
-    sqlite3_stmt *st_version;
+    /* Reads submitted and not yet answered: their done callbacks use w, so webhooks_free leaves
+     * w to the last of them (free_pending). */
+    int64_t reads_in_flight;
+    bool free_pending;
     bool stopped;
 };
 
-/* ---- reading what to send ------------------------------------------------------------------ */
-
-/* The session's version, or -1 on a storage error. */
-static int64_t session_version(webhooks *w, const char *session_id) {
-    sqlite3_stmt *st = w->st_version;
-    sqlite3_reset(st);
-    sqlite3_bind_text(st, 1, session_id, -1, SQLITE_STATIC);
-    int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
-    sqlite3_reset(st);
-    return v;
+static void webhooks_destroy(webhooks *w) {
+    curl_slist_free_all(w->headers);
+    free(w);
 }
+
+/* Every done callback ends here, after its last use of w. */
+static void read_answered(webhooks *w) {
+    if (--w->reads_in_flight == 0 && w->free_pending) webhooks_destroy(w);
+}
+
+/* ---- reading what to send ------------------------------------------------------------------ */
 
 /* A line for an event without a summary of its own (session_created, dice_seed_revealed). */
 static void fallback_line(const char *type, const json_t *data, int64_t seq, char *out,
@@ -116,18 +136,20 @@ static void fallback_line(const char *type, const json_t *data, int64_t seq, cha
         snprintf(out, cap, "%s (event %lld)", type, (long long)seq);
 }
 
-/* The body of the delivery of event seq (malloc'd), or NULL on a storage error or no memory.
- * The event is read as GET /events reads it (store_events_page_new), so format "event" sends
- * exactly the object that endpoint lists. */
-static char *event_body_new(webhooks *w, const hook *h, int64_t seq) {
-    json_t *page = store_events_page_new(w->reader, h->session_id, seq - 1, 1);
+/* The reader thread (inline: the loop thread, inside db_reads_submit). The event is read as
+ * GET /events reads it (store_events_page_new), so format "event" sends exactly the object that
+ * endpoint lists. */
+static void read_event(store_conn *conn, void *arg) {
+    hook *h = arg;
+    h->read_page = store_events_page_new(conn, h->session_id, h->read_seq - 1, 1);
+}
+
+/* The body of the delivery of event seq from the page read_event found (borrowed; NULL on a
+ * storage error), malloc'd; NULL when there is no such event or no memory. */
+static char *event_body_new(const hook *h, const json_t *page, int64_t seq) {
     json_t *ev = json_array_get(page, 0);
-    char *out = NULL;
-    if (!ev) goto done;
-    if (h->format == WEBHOOK_EVENT) {
-        out = json_out_compact_new(ev, NULL);
-        goto done;
-    }
+    if (!ev) return NULL;
+    if (h->format == WEBHOOK_EVENT) return json_out_compact_new(ev, NULL);
     json_t *data = json_object_get(ev, "data");
     const char *summary = json_string_value(json_object_get(data, "summary"));
     char line[WEBHOOK_DISCORD_MAX * 4 + 1];
@@ -144,16 +166,14 @@ static char *event_body_new(webhooks *w, const hook *h, int64_t seq) {
     json_out_text(&o, "{\"content\":");
     json_out_string(&o, line);
     json_out_text(&o, ",\"allowed_mentions\":{\"parse\":[]}}");
-    out = json_out_finish(&o, NULL);
-done:
-    json_decref(page);
-    return out;
+    return json_out_finish(&o, NULL);
 }
 
 /* ---- one hook's delivery ------------------------------------------------------------------- */
 
 static void kick(hook *h);
 static void on_ready(uv_timer_t *t);
+static void hook_free(hook *h);
 
 static void set_error(hook *h, const char *fmt, const char *detail) {
     snprintf(h->last_error, sizeof h->last_error, fmt, detail);
@@ -238,22 +258,33 @@ static curl_socket_t open_socket(void *arg, curlsocktype purpose, struct curl_so
     return socket(a->family, a->socktype, a->protocol);
 }
 
+/* Gives back h's in-flight slot, if it holds one. The hook waiting for it starts from the loop
+ * (a zero timer), not from inside this call: the caller may be in the middle of changing the
+ * hook list. */
+static void slot_release(hook *h) {
+    webhooks *w = h->owner;
+    if (!h->slot) return;
+    h->slot = false;
+    w->inflight--;
+    if (w->ready_head && !w->stopped) uv_timer_start(&w->ready_timer, on_ready, 0, 0);
+}
+
+/* A failure of ours, not the receiver's (the database, memory): retried by the timer (never
+ * given up, never by recursion back into kick), and not counted as an attempt. */
+static void own_failure(hook *h, const char *what) {
+    free(h->body);
+    h->body = NULL;
+    slot_release(h);
+    set_error(h, "%s", what);
+    wait_retry(h);
+}
+
+/* POSTs h->body (set by the caller). h holds its slot. */
 static void start_transfer(hook *h) {
     webhooks *w = h->owner;
-    /* A failure here is ours, not the receiver's: it is retried by the timer (never given up,
-     * never by recursion back into kick), and does not count as an attempt. */
-    h->body = event_body_new(w, h, h->cursor + 1);
-    if (!h->body) {
-        set_error(h, "%s", "the event could not be read from the database");
-        wait_retry(h);
-        return;
-    }
     CURL *e = curl_easy_init();
     if (!e) {
-        free(h->body);
-        h->body = NULL;
-        set_error(h, "%s", "out of memory starting the request");
-        wait_retry(h);
+        own_failure(h, "out of memory starting the request");
         return;
     }
     curl_easy_setopt(e, CURLOPT_URL, h->url);
@@ -280,16 +311,53 @@ static void start_transfer(hook *h) {
     h->refused[0] = '\0';
     if (curl_multi_add_handle(w->multi, e) != CURLM_OK) {
         curl_easy_cleanup(e);
-        free(h->body);
-        h->body = NULL;
-        set_error(h, "%s", "the request could not be started");
-        wait_retry(h);
+        own_failure(h, "the request could not be started");
         return;
     }
     h->attempts++;
     h->easy = e;
     h->state = HOOK_SENDING;
+}
+
+/* The loop thread, once read_event has run: inside db_reads_submit (inline), or later (pool). */
+static void on_event_read(void *arg) {
+    hook *h = arg;
+    webhooks *w = h->owner;
+    json_t *page = h->read_page;
+    h->read_page = NULL;
+    h->state = HOOK_IDLE;
+    if (h->removed) {
+        /* Replaced or stopping during the read (pool): hook_retire gave back the slot; h is
+         * freed here, or by on_hook_closed if its timer is still closing. */
+        json_decref(page);
+        if (h->timer_closed) hook_free(h);
+    } else {
+        h->body = event_body_new(h, page, h->read_seq);
+        json_decref(page);
+        if (h->body)
+            start_transfer(h);
+        else
+            own_failure(h, "the event could not be read from the database");
+    }
+    read_answered(w);
+}
+
+/* Starts the delivery of the next event: takes a slot, reads the event, then (on_event_read)
+ * POSTs it. */
+static void start_delivery(hook *h) {
+    webhooks *w = h->owner;
+    h->slot = true;
     w->inflight++;
+    h->state = HOOK_READING;
+    h->read_seq = h->cursor + 1;
+    w->reads_in_flight++;
+    if (db_reads_submit(w->reads, read_event, on_event_read, h) != 0) {
+        /* Refused (the pool's queue is full): like a failed read, tried again after the backoff;
+         * the cursor has not moved, so nothing is lost. */
+        w->reads_in_flight--;
+        h->state = HOOK_IDLE;
+        own_failure(h, "the database was too busy to read the event");
+    }
 }
 
 static void ready_unlink(hook *h) {
@@ -320,18 +388,15 @@ static void ready_push(hook *h) {
     h->queued = true;
 }
 
-/* Ends the transfer in flight, if any (no verdict), and frees its slot for a waiting hook. The
- * waiting hook starts from the loop (a zero timer), not from inside this call: the caller may
- * be in the middle of changing the hook list. */
+/* Ends the transfer in flight, if any (no verdict), and gives back the slot (of the transfer or
+ * of a read in flight). */
 static void drop_transfer(hook *h) {
     if (h->easy) {
         curl_multi_remove_handle(h->owner->multi, h->easy);
         curl_easy_cleanup(h->easy);
         h->easy = NULL;
-        h->owner->inflight--;
-        if (h->owner->ready_head && !h->owner->stopped)
-            uv_timer_start(&h->owner->ready_timer, on_ready, 0, 0);
     }
+    slot_release(h);
     free(h->body);
     h->body = NULL;
 }
@@ -388,7 +453,7 @@ static void kick_from(hook *h, bool from_queue) {
         h->cursor += skip;
         h->attempts = 0; /* a new event: its own attempts and backoff */
     }
-    start_transfer(h);
+    start_delivery(h);
 }
 
 static void kick(hook *h) {
@@ -500,12 +565,12 @@ static int on_curl_timer(CURLM *m, long timeout_ms, void *arg) {
 
 /* ---- the registry -------------------------------------------------------------------------- */
 
-webhooks *webhooks_new(uv_loop_t *loop, store_conn *reader, const webhook_policy *policy,
+webhooks *webhooks_new(uv_loop_t *loop, db_reads *reads, const webhook_policy *policy,
                        const webhooks_limits *limits) {
     webhooks *w = calloc(1, sizeof *w);
     if (!w) return NULL;
     w->loop = loop;
-    w->reader = reader;
+    w->reads = reads;
     w->policy = policy;
     w->lim = *limits;
     w->multi = curl_multi_init();
@@ -513,10 +578,7 @@ webhooks *webhooks_new(uv_loop_t *loop, store_conn *reader, const webhook_policy
     /* No "Expect: 100-continue" round trip before the body. */
     struct curl_slist *h2 = w->headers ? curl_slist_append(w->headers, "Expect:") : NULL;
     if (h2) w->headers = h2;
-    if (!w->multi || !h2 ||
-        sqlite3_prepare_v2(reader->db, "SELECT version FROM sessions WHERE id = ?1", -1,
-                           &w->st_version, NULL) != SQLITE_OK) {
-        sqlite3_finalize(w->st_version);
+    if (!w->multi || !h2) {
         curl_slist_free_all(w->headers);
         if (w->multi) curl_multi_cleanup(w->multi);
         free(w);
@@ -530,6 +592,8 @@ webhooks *webhooks_new(uv_loop_t *loop, store_conn *reader, const webhook_policy
     w->curl_timer.data = w;
     uv_timer_init(loop, &w->ready_timer);
     w->ready_timer.data = w;
+    uv_timer_init(loop, &w->stale_timer);
+    w->stale_timer.data = w;
     return w;
 }
 
@@ -540,10 +604,13 @@ static void hook_free(hook *h) {
 }
 
 static void on_hook_closed(uv_handle_t *hd) {
-    hook_free(hd->data);
+    hook *h = hd->data;
+    h->timer_closed = true;
+    if (h->state != HOOK_READING) hook_free(h); /* else on_event_read frees it */
 }
 
-/* Unlinks nothing: cancels h's transfer and timer and frees it once the timer is closed. */
+/* Unlinks nothing: cancels h's transfer and timer and frees it once the timer is closed and no
+ * read of its is in flight. */
 static void hook_retire(hook *h) {
     h->removed = true;
     ready_unlink(h);
@@ -627,17 +694,79 @@ int webhooks_set(webhooks *w, const char *session_id, const webhook_list *list, 
     return 0;
 }
 
-void webhooks_publish(webhooks *w, const char *session_id) {
-    if (!w || !w->nhooks) return; /* the common case: no webhooks anywhere, no query */
+void webhooks_publish_version(webhooks *w, const char *session_id, int64_t version) {
+    if (!w || !w->nhooks || w->stopped) return;
     session_hooks *g = *group_link(w, session_id);
-    if (!g) return;
-    int64_t version = session_version(w, session_id);
-    if (version < 0) return; /* storage error: the next commit tries again */
-    for (size_t i = 0; i < g->n; i++) {
+    for (size_t i = 0; g && i < g->n; i++) {
         hook *h = g->hooks[i];
         if (version > h->head) h->head = version;
         kick(h);
     }
+}
+
+/* A version read: the session is looked up again by id when it is answered, since its hooks may
+ * have been replaced (and its group freed) meanwhile. */
+typedef struct version_read {
+    webhooks *owner;
+    char session_id[33];
+    int64_t version; /* store_session_version's answer */
+    bool heap;       /* malloc'd (pool reads); an inline read uses the caller's stack */
+} version_read;
+
+/* The reader thread (inline: the loop thread, inside db_reads_submit). */
+static void read_version(store_conn *conn, void *arg) {
+    version_read *vr = arg;
+    vr->version = store_session_version(conn, vr->session_id);
+}
+
+static void on_version(void *arg) {
+    version_read *vr = arg;
+    webhooks *w = vr->owner;
+    /* -1 (the session is gone) sends nothing; -2 (a storage error): the next commit tries
+     * again, as before reads were asynchronous. */
+    if (vr->version >= 0) webhooks_publish_version(w, vr->session_id, vr->version);
+    if (vr->heap) free(vr);
+    read_answered(w);
+}
+
+static void on_stale(uv_timer_t *t);
+
+/* Reads the version of g's session, then publishes it. Refused by the pool (or no memory): g is
+ * marked stale and stale_timer reads it again shortly. */
+static void read_version_of(webhooks *w, session_hooks *g) {
+    version_read local, *vr = &local;
+    bool heap = !db_reads_inline(w->reads);
+    if (!heap || (vr = malloc(sizeof *vr)) != NULL) {
+        vr->owner = w;
+        memcpy(vr->session_id, g->session_id, 33);
+        vr->version = -2;
+        vr->heap = heap;
+        w->reads_in_flight++; /* before submitting: inline, on_version runs inside it */
+        if (db_reads_submit(w->reads, read_version, on_version, vr) == 0) return;
+        w->reads_in_flight--;
+        if (heap) free(vr);
+    }
+    g->stale = true;
+    if (!uv_is_active((uv_handle_t *)&w->stale_timer))
+        uv_timer_start(&w->stale_timer, on_stale, WEBHOOK_READ_RETRY_MS, 0);
+}
+
+/* Groups are not freed from inside read_version_of (on_version only kicks hooks), so the walk is
+ * safe. */
+static void on_stale(uv_timer_t *t) {
+    webhooks *w = t->data;
+    for (size_t b = 0; b < WEBHOOK_BUCKETS; b++)
+        for (session_hooks *g = w->buckets[b]; g; g = g->next)
+            if (g->stale) {
+                g->stale = false;
+                read_version_of(w, g);
+            }
+}
+
+void webhooks_publish(webhooks *w, const char *session_id) {
+    if (!w || !w->nhooks || w->stopped) return; /* the common case: no webhooks, no query */
+    session_hooks *g = *group_link(w, session_id);
+    if (g) read_version_of(w, g);
 }
 
 size_t webhooks_session_count(webhooks *w, const char *session_id) {
@@ -648,19 +777,18 @@ size_t webhooks_session_count(webhooks *w, const char *session_id) {
 static const char *state_name(const hook *h) {
     if (h->blocked) return "blocked";
     if (h->queued) return "queued";
-    return h->state == HOOK_SENDING   ? "sending"
-           : h->state == HOOK_WAITING ? "waiting_retry"
-                                      : "idle";
+    /* Reading the event is the first step of sending it. */
+    return h->state == HOOK_SENDING || h->state == HOOK_READING ? "sending"
+           : h->state == HOOK_WAITING                           ? "waiting_retry"
+                                                                : "idle";
 }
 
 json_t *webhooks_describe_new(webhooks *w, const char *session_id) {
     json_t *list = json_array();
     if (!list) return NULL;
     session_hooks *g = *group_link(w, session_id);
-    int64_t version = g ? session_version(w, session_id) : -1;
     for (size_t i = 0; g && i < g->n; i++) {
         hook *h = g->hooks[i];
-        if (version > h->head) h->head = version;
         json_t *next_in = json_null();
         if (h->state == HOOK_WAITING) {
             uint64_t now = uv_now(w->loop);
@@ -711,6 +839,8 @@ void webhooks_stop(webhooks *w) {
     uv_close((uv_handle_t *)&w->curl_timer, NULL);
     uv_timer_stop(&w->ready_timer);
     uv_close((uv_handle_t *)&w->ready_timer, NULL);
+    uv_timer_stop(&w->stale_timer);
+    uv_close((uv_handle_t *)&w->stale_timer, NULL);
     curl_multi_cleanup(w->multi); /* closes cached connections (their sockets leave on_socket) */
     w->multi = NULL;
     while (w->socks)
@@ -719,7 +849,8 @@ void webhooks_stop(webhooks *w) {
 
 void webhooks_free(webhooks *w) {
     if (!w) return;
-    sqlite3_finalize(w->st_version);
-    curl_slist_free_all(w->headers);
-    free(w);
+    if (w->reads_in_flight)
+        w->free_pending = true; /* the last read answered frees it (read_answered) */
+    else
+        webhooks_destroy(w);
 }

@@ -10,12 +10,19 @@
  * retried with exponential backoff (429's Retry-After honoured) up to max_attempts, then the
  * event is given up (counted as failed) and the next one goes.
  *
- * Delivery state lives in memory; the list of URLs is stored (server/store_webhooks.h). After a
- * restart a hook resumes from the session's version at start-up. Loop thread only. */
+ * Delivery state lives in memory; the list of URLs is stored (store_webhooks_replace and
+ * store_webhooks_each, server/store.h). After a restart a hook resumes from the session's version
+ * at start-up. Loop thread only.
+ *
+ * The database is read through db_reads (server/db_reads.h): the session's version on publish,
+ * and each event before it is sent (that read holds the hook's in-flight slot, as its request
+ * then does). Inline for SQLite; on a reader thread for PostgreSQL, so the loop never waits on the
+ * database either. */
 #ifndef UMPIRE_WEBHOOKS_H
 #define UMPIRE_WEBHOOKS_H
 
 #include "protocol/webhook_request.h"
+#include "server/db_reads.h"
 #include "server/store.h"
 #include "server/webhook_policy.h"
 
@@ -36,17 +43,22 @@ typedef struct webhooks_limits {
 
 typedef struct webhooks webhooks;
 
-/* reader is borrowed (the loop thread's read connection); policy is borrowed and must outlive
- * the dispatcher (it judges each connection's address). NULL on failure. */
-webhooks *webhooks_new(uv_loop_t *loop, store_conn *reader, const webhook_policy *policy,
+/* reads is borrowed: stop it (db_reads_stop, which answers every read still queued) only after
+ * webhooks_stop. policy is borrowed and must outlive the dispatcher (it judges each connection's
+ * address). NULL on failure. */
+webhooks *webhooks_new(uv_loop_t *loop, db_reads *reads, const webhook_policy *policy,
                        const webhooks_limits *limits);
 /* Replaces a session's hooks (an empty list removes them); each starts after `version`. Every
  * URL must have passed webhook_policy_check_url. 0, or -1 out of memory (nothing changed). */
 int webhooks_set(webhooks *w, const char *session_id, const webhook_list *list, int64_t version);
-/* The session committed events: hooks that are free send the next one. */
+/* The session committed events: hooks that are free send the next one (once its version is
+ * read; a read the pool refuses is tried again shortly). */
 void webhooks_publish(webhooks *w, const char *session_id);
+/* As webhooks_publish when the caller knows the session's version (e.g. from a PostgreSQL
+ * notification's payload): no read. */
+void webhooks_publish_version(webhooks *w, const char *session_id, int64_t version);
 /* [{"id", "url", "format", "delivery": {...}}] for the session (docs/api.md), new reference;
- * NULL out of memory. */
+ * NULL out of memory. Reads nothing: "pending" counts up to the last version published. */
 json_t *webhooks_describe_new(webhooks *w, const char *session_id);
 /* Hooks registered, over every session; and of one session. */
 size_t webhooks_count(const webhooks *w);
@@ -57,7 +69,8 @@ size_t webhooks_session_count(webhooks *w, const char *session_id);
 size_t webhooks_max_total(const webhooks *w);
 /* Cancels every transfer and timer and closes the handles (the loop then runs them out). */
 void webhooks_stop(webhooks *w);
-/* After webhooks_stop and the loop has run; before the reader is closed. */
+/* After webhooks_stop and the loop has run. Reads still in flight then (answered by
+ * db_reads_stop) free w after the last of them. */
 void webhooks_free(webhooks *w);
 
 #endif

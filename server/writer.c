@@ -17,6 +17,9 @@ struct writer {
     checkpointer *ckpt;   /* NULL: SQLite checkpoints inside the commits */
     session_cache *cache; /* writer thread only */
     int64_t group_max, queue_max;
+    bool shared;       /* PostgreSQL: other nodes write the same database */
+    char (*ids)[33];   /* group_max: the sessions of the batch being run */
+    int64_t *versions; /* group_max: their versions, under lock */
     uv_thread_t thread;
     uv_async_t async;
     pthread_mutex_t mu;
@@ -57,11 +60,56 @@ static void set_storage_error(write_job *job) {
     api_error_clear(&e);
 }
 
+/* The batch's sessions, sorted and distinct, into ids (at most n of them); their count. */
+static size_t batch_sessions(const write_job *batch, char (*ids)[33], size_t n) {
+    size_t k = 0;
+    for (const write_job *j = batch; j && k < n; j = j->next)
+        if (j->session_id[0]) memcpy(ids[k++], j->session_id, 33);
+    qsort(ids, k, 33, (int (*)(const void *, const void *))strcmp);
+    size_t out = 0;
+    for (size_t i = 0; i < k; i++)
+        if (out == 0 || strcmp(ids[out - 1], ids[i]) != 0) memmove(ids[out++], ids[i], 33);
+    return out;
+}
+
+/* PostgreSQL, several nodes: locks the batch's sessions for the transaction (in id order, so
+ * two nodes' batches never deadlock), and forgets cached rows another node has moved on from.
+ * Under the lock, the version read is the last committed one: a session's actions are
+ * serialised across every node, and its sequence numbers cannot gap, repeat or fork. */
+static int lock_batch(writer *w, char (*ids)[33], size_t n) {
+    int64_t *versions = w->versions;
+    if (store_lock_sessions(w->conn, (const char(*)[33])ids, n, versions) != 0) return -1;
+    for (size_t i = 0; i < n; i++) {
+        const session_row *cached = session_cache_borrow(w->cache, ids[i]);
+        if (cached && cached->version != versions[i]) session_cache_forget(w->cache, ids[i]);
+    }
+    return 0;
+}
+
+/* PostgreSQL: tells the other nodes (LISTEN umpire_events) which sessions this batch moved on;
+ * the notifications are delivered only if it commits. */
+static int notify_batch(writer *w, const write_job *batch, char (*ids)[33], size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        bool changed = false;
+        for (const write_job *j = batch; j && !changed; j = j->next)
+            changed = j->status >= 200 && j->status <= 299 && !j->replayed &&
+                      strcmp(j->session_id, ids[i]) == 0;
+        const session_row *row = session_cache_borrow(w->cache, ids[i]);
+        if (changed && store_notify(w->conn, ids[i], row ? row->version : 0) != 0) return -1;
+    }
+    return 0;
+}
+
 /* Runs one batch in one transaction. Each job in its own savepoint; a job whose status is not
  * 2xx is rolled back alone. The session rows the batch changed are written at its end
  * (session_cache.h). If that or COMMIT fails, every job of the batch reports the failure. */
 static void run_batch(writer *w, write_job *batch) {
-    bool began = store_run(w->conn, ST_BEGIN) == 0, failed = !began;
+    bool began = store_tx(w->conn, STORE_TX_BEGIN) == 0, failed = !began;
+    size_t nids = 0;
+    if (began && w->shared) {
+        nids = batch_sessions(batch, w->ids, (size_t)w->group_max);
+        if (lock_batch(w, w->ids, nids) != 0) failed = true;
+    }
     for (write_job *j = batch; j; j = j->next) {
         /* The job may load its session into a slot whose row has an unwritten change: that
          * change is written here, before the savepoint, so the job's rollback cannot undo it. */
@@ -72,7 +120,7 @@ static void run_batch(writer *w, write_job *batch) {
             set_storage_error(j);
             continue;
         }
-        if (store_run(w->conn, ST_SAVEPOINT) != 0) {
+        if (store_tx(w->conn, STORE_TX_SAVEPOINT) != 0) {
             set_storage_error(j);
             continue;
         }
@@ -81,16 +129,19 @@ static void run_batch(writer *w, write_job *batch) {
         /* A jansson allocation that failed inside the job may have left an event incomplete:
          * never acknowledge it (session_write checks too, before touching its cache). */
         if (alloc_guard_failed() && j->status >= 200 && j->status <= 299) set_storage_error(j);
-        if (j->status < 200 || j->status > 299 || j->replayed) store_run(w->conn, ST_ROLLBACK_TO);
-        store_run(w->conn, ST_RELEASE);
+        if (j->status < 200 || j->status > 299 || j->replayed)
+            store_tx(w->conn, STORE_TX_ROLLBACK_TO);
+        store_tx(w->conn, STORE_TX_RELEASE);
     }
     if (!began) return;
     alloc_guard_reset();
     bool flushed = !failed && session_cache_flush(w->cache, w->conn) == 0 && !alloc_guard_failed();
-    if (!flushed || store_run(w->conn, ST_COMMIT) != 0) {
-        log_msg(LOG_ERROR, "%s failed: %s", flushed ? "commit" : "writing the session rows",
-                sqlite3_errmsg(w->conn->db));
-        store_run(w->conn, ST_ROLLBACK);
+    if (flushed && w->shared && notify_batch(w, batch, w->ids, nids) != 0) flushed = false;
+    if (!flushed || store_tx(w->conn, STORE_TX_COMMIT) != 0) {
+        log_msg(LOG_ERROR, "%s failed: %s",
+                flushed ? "commit" : "writing the session rows (or notifying)",
+                store_errmsg(w->conn));
+        store_tx(w->conn, STORE_TX_ROLLBACK);
         /* Cached rows may hold changes of this batch that never reached the disk. */
         session_cache_clear(w->cache);
         for (write_job *j = batch; j; j = j->next)
@@ -170,8 +221,20 @@ writer *writer_new(uv_loop_t *loop, store_conn *conn_take, checkpointer *ckpt_ta
         free(w);
         return NULL;
     }
-    if (w->ckpt) checkpointer_watch(w->ckpt, w->conn->db);
+    if (w->ckpt) checkpointer_watch(w->ckpt, store_sqlite_handle(w->conn));
     w->group_max = group_max > 0 ? group_max : 1;
+    w->shared = conn_take->backend == STORE_POSTGRES;
+    w->ids = calloc((size_t)w->group_max, sizeof *w->ids);
+    w->versions = calloc((size_t)w->group_max, sizeof *w->versions);
+    if (!w->ids || !w->versions) {
+        free(w->ids);
+        free(w->versions);
+        checkpointer_free(ckpt_take);
+        store_conn_close(conn_take);
+        session_cache_free(w->cache);
+        free(w);
+        return NULL;
+    }
     w->queue_max = queue_max > 0 ? queue_max : 1;
     pthread_mutex_init(&w->mu, NULL);
     pthread_cond_init(&w->cond, NULL);
@@ -179,10 +242,12 @@ writer *writer_new(uv_loop_t *loop, store_conn *conn_take, checkpointer *ckpt_ta
     w->async.data = w;
     if (uv_thread_create(&w->thread, writer_thread, w) != 0) {
         uv_close((uv_handle_t *)&w->async, NULL);
-        if (ckpt_take) checkpointer_unwatch(conn_take->db);
+        if (ckpt_take) checkpointer_unwatch(store_sqlite_handle(conn_take));
         checkpointer_free(ckpt_take);
         store_conn_close(conn_take);
         session_cache_free(w->cache);
+        free(w->ids);
+        free(w->versions);
         free(w);
         return NULL;
     }
@@ -213,6 +278,8 @@ static void on_async_closed(uv_handle_t *handle) {
     void *arg = w->closed_arg;
     pthread_mutex_destroy(&w->mu);
     pthread_cond_destroy(&w->cond);
+    free(w->ids);
+    free(w->versions);
     free(w);
     if (closed) closed(arg);
 }
@@ -226,7 +293,7 @@ void writer_stop(writer *w, void (*closed)(void *arg), void *arg) {
     on_async(&w->async); /* answer what finished after the last wake-up */
     /* The checkpoint thread goes first; whichever connection closes last (the loop's reader)
      * checkpoints what is left. */
-    if (w->ckpt) checkpointer_unwatch(w->conn->db);
+    if (w->ckpt) checkpointer_unwatch(store_sqlite_handle(w->conn));
     checkpointer_free(w->ckpt);
     w->ckpt = NULL;
     store_conn_close(w->conn);

@@ -9,15 +9,14 @@ import json
 import os
 import re
 import socket
-import sqlite3
 import subprocess
 import threading
 import time
 from fractions import Fraction
 from itertools import product
 
-from umpire_client import (REPO_ROOT, START_TIMEOUT, Daemon, _EarlyExit, free_port,
-                           strict_json_loads)
+from umpire_client import (REPO_ROOT, START_TIMEOUT, Daemon, DbConn, _EarlyExit, db_errors,
+                           free_port, strict_json_loads)
 from umpire_ref import ZERO64, event_hash, flat_dice, jcs, parse_expr, kept
 
 SEED = "5eed" * 16
@@ -176,15 +175,17 @@ def expected_counts(events):
 # --------------------------------------------------------------------------- the database
 
 class Db:
-    """Direct access to the daemon's SQLite file while the daemon is stopped."""
+    """Direct access to the daemon's database (SQLite file or PostgreSQL database, --db) while
+    the daemon is stopped: one transaction; self.con.execute takes ? placeholders."""
 
-    def __init__(self, path):
-        self.con = sqlite3.connect(path, timeout=5, isolation_level=None)
-        self.con.execute("BEGIN IMMEDIATE")
+    def __init__(self, db):
+        self.con = DbConn(db, transaction=True)
 
     def commit(self):
-        self.con.execute("COMMIT")
-        self.con.close()
+        self.con.commit()
+
+    def rollback(self):
+        self.con.rollback()
 
     def events(self, sid):
         rows = self.con.execute(
@@ -242,7 +243,7 @@ class Db:
 
 
 def tamper(daemon, fn):
-    """SIGTERM the daemon (exit 0), run fn(Db) on its SQLite file, commit, restart."""
+    """SIGTERM the daemon (exit 0), run fn(Db) on its database, commit, restart."""
     rc = daemon.stop()
     assert rc == 0, f"daemon exited {rc} on SIGTERM; stderr:\n{daemon.stderr_text()[-3000:]}"
     db = Db(daemon.db)
@@ -251,9 +252,8 @@ def tamper(daemon, fn):
         db.commit()
     except BaseException:
         try:
-            db.con.execute("ROLLBACK")
-            db.con.close()
-        except sqlite3.Error:
+            db.rollback()
+        except db_errors():
             pass
         raise
     daemon.start()

@@ -1,4 +1,5 @@
-"""Fixtures: one real umpired per test (free loopback port, temp SQLite db)."""
+"""Fixtures: one real umpired per test (free loopback port, temp SQLite db; with
+UMPIRE_TEST_BACKEND=postgresql a fresh database of a PostgreSQL server the tests start)."""
 
 import sys
 from pathlib import Path

@@ -1,7 +1,8 @@
 """GET /v1/sessions/{id}/verify and the offline verifier (umpire-verify).
 
-Tampering is done behind the daemon's back: SIGTERM, edit the SQLite file with sqlite3,
-restart, ask /verify. Each failure must be pinned to the exact first bad seq."""
+Tampering is done behind the daemon's back: SIGTERM, edit its database (the SQLite file, or
+the PostgreSQL database with UMPIRE_TEST_BACKEND=postgresql), restart, ask /verify. Each
+failure must be pinned to the exact first bad seq."""
 
 import json
 import os

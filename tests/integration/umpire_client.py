@@ -12,6 +12,7 @@ import signal
 import socket
 import sqlite3
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -22,6 +23,12 @@ SANITIZER_MARKERS = ("LeakSanitizer", "runtime error", "AddressSanitizer",
 JSON_CT = "application/json; charset=utf-8"
 START_TIMEOUT = 10.0
 STOP_TIMEOUT = 15.0   # server.shutdown_timeout_ms defaults to 10 s
+# Storage the daemons run on: "sqlite" (a temp file) or "postgresql" (a fresh database of a
+# PostgreSQL server the tests start, tests/pg/pg_server.py).
+BACKEND = os.environ.get("UMPIRE_TEST_BACKEND", "sqlite")
+if BACKEND not in ("sqlite", "postgresql"):
+    raise RuntimeError(f"UMPIRE_TEST_BACKEND={BACKEND!r}: expected sqlite or postgresql")
+ON_POSTGRESQL = BACKEND == "postgresql"
 
 
 def umpired_path():
@@ -54,6 +61,107 @@ def strict_json_loads(data):
     if isinstance(data, bytes):
         data = data.decode("utf-8")
     return json.loads(data, object_pairs_hook=hook)
+
+
+def pg_server():
+    """The process-wide PostgreSQL server of the tests (started on first use)."""
+    pg_dir = str(REPO_ROOT / "tests" / "pg")
+    if pg_dir not in sys.path:
+        sys.path.insert(0, pg_dir)
+    import pg_server as mod
+    return mod.shared()
+
+
+def new_db_arg(workdir):
+    """The --db argument for a new, empty database: a file in workdir, or the URI of a fresh
+    PostgreSQL database."""
+    if ON_POSTGRESQL:
+        return pg_server().create_database()
+    return os.path.join(workdir, "umpire.db")
+
+
+def db_errors():
+    """The exception classes a database access may raise, on the backend in use."""
+    if ON_POSTGRESQL:
+        import psycopg2
+        return (psycopg2.Error,)
+    return (sqlite3.Error,)
+
+
+class DbResult:
+    def __init__(self, rows, rowcount):
+        self.rows = rows
+        self.rowcount = rowcount
+
+    def fetchone(self):
+        return self.rows[0] if self.rows else None
+
+    def fetchall(self):
+        return list(self.rows)
+
+
+class DbConn:
+    """A connection to a daemon's database (db: the --db argument), SQLite or PostgreSQL.
+
+    execute() takes SQLite's ? placeholders on both and returns a DbResult (rows fetched);
+    BLOB/bytea values come back as bytes. transaction=True: one write transaction until
+    commit()/rollback() (SQLite: BEGIN IMMEDIATE); False: each statement commits."""
+
+    def __init__(self, db, transaction=False, readonly=False, timeout=5):
+        self.pg = db.startswith("postgresql://")
+        if self.pg:
+            import psycopg2
+            self.con = psycopg2.connect(db, connect_timeout=timeout)
+            self.con.autocommit = not transaction
+            if readonly:
+                self.con.set_session(readonly=True)
+        else:
+            target, uri = (f"file:{db}?mode=ro", True) if readonly else (db, False)
+            self.con = sqlite3.connect(target, uri=uri, timeout=timeout, isolation_level=None)
+            if transaction:
+                self.con.execute("BEGIN IMMEDIATE")
+        self.transaction = transaction
+
+    def execute(self, query, params=()):
+        if self.pg:
+            cur = self.con.cursor()
+            cur.execute(query.replace("%", "%%").replace("?", "%s"), tuple(params))
+        else:
+            cur = self.con.execute(query, tuple(params))
+        rows = []
+        if cur.description is not None:
+            rows = [tuple(bytes(v) if isinstance(v, memoryview) else v for v in r)
+                    for r in cur.fetchall()]
+        rowcount = cur.rowcount
+        cur.close()
+        return DbResult(rows, rowcount)
+
+    def tables(self):
+        if self.pg:
+            q = ("SELECT table_name FROM information_schema.tables "
+                 "WHERE table_schema = 'public' AND table_type = 'BASE TABLE'")
+        else:
+            q = "SELECT name FROM sqlite_master WHERE type='table'"
+        return [r[0] for r in self.execute(q).rows]
+
+    def commit(self):
+        if self.pg:
+            self.con.commit()
+        elif self.transaction:
+            self.con.execute("COMMIT")
+        self.close()
+
+    def rollback(self):
+        try:
+            if self.pg:
+                self.con.rollback()
+            elif self.transaction:
+                self.con.execute("ROLLBACK")
+        finally:
+            self.close()
+
+    def close(self):
+        self.con.close()
 
 
 class Response:
@@ -202,12 +310,14 @@ class Client:
 
 class Daemon:
     """config: TOML text, written to <workdir>/config.toml and passed as --config FILE;
-    args: extra command-line arguments, after --listen and --db."""
+    args: extra command-line arguments, after --listen and --db. self.db is the --db
+    argument: <workdir>/umpire.db, or with UMPIRE_TEST_BACKEND=postgresql the URI of a fresh
+    database (each Daemon its own; restarts keep it)."""
 
     def __init__(self, binary=None, config=None, args=None):
         self.binary = binary or umpired_path()
         self.workdir = tempfile.mkdtemp(prefix="umpire-it-")
-        self.db = os.path.join(self.workdir, "umpire.db")
+        self.db = new_db_arg(self.workdir)
         self.config_path = None
         if config is not None:
             self.config_path = os.path.join(self.workdir, "config.toml")
@@ -343,23 +453,38 @@ class Daemon:
             problems.append(f"the daemon answered 5xx (bad input must never) to {fives[:5]}")
         return problems
 
-    def db_row_counts(self):
-        """Best effort: {table: rows} read from the SQLite file, or None if unreadable."""
+    def db_connect(self, transaction=False, readonly=False):
+        """A DbConn on this daemon's database."""
+        return DbConn(self.db, transaction=transaction, readonly=readonly)
+
+    def sql(self, query, params=()):
+        """Runs one statement (? placeholders) on this daemon's database, committed; -> rows."""
+        con = self.db_connect()
         try:
-            con = sqlite3.connect(f"file:{self.db}?mode=ro", uri=True, timeout=2)
+            return con.execute(query, params).rows
+        finally:
+            con.close()
+
+    def db_row_counts(self):
+        """Best effort: {table: rows} read from the database, or None if unreadable."""
+        try:
+            con = DbConn(self.db, readonly=True, timeout=2)
             try:
-                tables = [r[0] for r in con.execute(
-                    "SELECT name FROM sqlite_master WHERE type='table'")]
                 return {t: con.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0]
-                        for t in tables}
+                        for t in con.tables()}
             finally:
                 con.close()
-        except sqlite3.Error:
+        except db_errors():
             return None
 
     def cleanup(self):
         self.kill9()
         shutil.rmtree(self.workdir, ignore_errors=True)
+        if ON_POSTGRESQL and self.db.startswith("postgresql://"):
+            try:
+                pg_server().drop_database(self.db)
+            except db_errors():
+                pass
 
 
 class _EarlyExit(Exception):

@@ -54,8 +54,9 @@ static off_t wal_size(const char *path) {
  * after a commit. */
 static off_t write_load(store_conn *w, const char *path, int commits, int rows) {
     sqlite3_stmt *ins = NULL;
-    assert_int_equal(sqlite3_prepare_v2(w->db, "INSERT INTO t (v) VALUES (?1)", -1, &ins, NULL),
-                     SQLITE_OK);
+    assert_int_equal(
+        sqlite3_prepare_v2(store_sqlite_handle(w), "INSERT INTO t (v) VALUES (?1)", -1, &ins, NULL),
+        SQLITE_OK);
     char blob[1024];
     memset(blob, 'x', sizeof blob);
     off_t largest = 0;
@@ -81,7 +82,7 @@ static checkpointer *start(tmpdb *t, store_conn **w) {
     assert_int_equal(store_exec(*w, "CREATE TABLE t (id INTEGER PRIMARY KEY, v BLOB)"), 0);
     checkpointer *cp = checkpointer_new(open_conn(t->path));
     assert_non_null(cp);
-    checkpointer_watch(cp, (*w)->db);
+    checkpointer_watch(cp, store_sqlite_handle(*w));
     return cp;
 }
 
@@ -105,13 +106,14 @@ static void test_wal_stays_bounded_under_a_busy_writer(void **state) {
         fail_msg("the WAL reached %lld bytes (bound %lld) after %llu checkpoints",
                  (long long)largest, (long long)bound, (unsigned long long)runs);
 
-    checkpointer_unwatch(w->db);
+    checkpointer_unwatch(store_sqlite_handle(w));
     checkpointer_free(cp);
     /* Every row is there, through a new connection. */
     store_conn *r = open_conn(t.path);
     sqlite3_stmt *count = NULL;
-    assert_int_equal(sqlite3_prepare_v2(r->db, "SELECT count(*) FROM t", -1, &count, NULL),
-                     SQLITE_OK);
+    assert_int_equal(
+        sqlite3_prepare_v2(store_sqlite_handle(r), "SELECT count(*) FROM t", -1, &count, NULL),
+        SQLITE_OK);
     assert_int_equal(sqlite3_step(count), SQLITE_ROW);
     assert_int_equal(sqlite3_column_int(count, 0), 2000 * 8);
     sqlite3_finalize(count);
@@ -131,7 +133,7 @@ static void test_quiet_writer_needs_no_checkpoint(void **state) {
     checkpointer_stats(cp, &runs, &finishes, &last_rc);
     assert_int_equal(runs, 0);
     assert_int_equal(finishes, 0);
-    checkpointer_unwatch(w->db);
+    checkpointer_unwatch(store_sqlite_handle(w));
     checkpointer_free(cp);
     checkpointer_free(NULL); /* a no-op */
     store_conn_close(w);
@@ -176,7 +178,7 @@ static void test_writer_never_finishes_a_round_the_thread_did_not_copy(void **st
         if (runs >= 2) break;
     }
     wait_runs(cp, 2);
-    checkpointer_unwatch(w->db);
+    checkpointer_unwatch(store_sqlite_handle(w));
     checkpointer_free(cp);
     store_conn_close(w);
     tmpdb_remove(&t);

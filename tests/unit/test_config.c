@@ -43,6 +43,9 @@ static const struct {
     {"storage.busy_timeout_ms", "10"},
     {"storage.group_commit_max", "11"},
     {"storage.writer_queue_max", "12"},
+    {"storage.read_threads", "18"},
+    {"storage.read_queue_max", "19"},
+    {"storage.live_poll_ms", "20"},
     {"log.access_log", "false"},
     {"log.level", "\"debug\""},
     {"web.root", "\"/srv/umpire/web\""},
@@ -130,7 +133,7 @@ static void write_temp(char path[64], const char *text, size_t len) {
 
 static void test_key_table(void **state) {
     (void)state;
-    assert_int_equal(config_key_count(), 24);
+    assert_int_equal(config_key_count(), 27);
     for (size_t i = 0; i < config_key_count(); i++) {
         const char *name = config_key_name(i);
         assert_non_null(name);
@@ -238,6 +241,9 @@ static void test_all_fields(void **state) {
     assert_int_equal(cfg.busy_timeout_ms, 10);
     assert_int_equal(cfg.group_commit_max, 11);
     assert_int_equal(cfg.writer_queue_max, 12);
+    assert_int_equal(cfg.read_threads, 18);
+    assert_int_equal(cfg.read_queue_max, 19);
+    assert_int_equal(cfg.live_poll_ms, 20);
     assert_false(cfg.access_log);
     assert_string_equal(cfg.level, "debug");
 }
@@ -259,6 +265,9 @@ static void test_defaults(void **state) {
     assert_int_equal(cfg.busy_timeout_ms, 5000);
     assert_int_equal(cfg.group_commit_max, 64);
     assert_int_equal(cfg.writer_queue_max, 4096);
+    assert_int_equal(cfg.read_threads, 4);
+    assert_int_equal(cfg.read_queue_max, 4096);
+    assert_int_equal(cfg.live_poll_ms, 1000);
     assert_true(cfg.access_log);
     assert_string_equal(cfg.level, "info");
 }

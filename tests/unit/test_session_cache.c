@@ -31,8 +31,7 @@ static int setup(void **state) {
     char err[256];
     f->conn = store_conn_open(f->path, "normal", 1000, err, sizeof err);
     if (!f->conn) return -1;
-    if (migrate_apply(f->conn->db, umpire_migrations, umpire_migration_count, err, sizeof err) < 0)
-        return -1;
+    if (store_migrate(f->conn, err, sizeof err) < 0) return -1;
     *state = f;
     return 0;
 }
