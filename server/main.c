@@ -20,6 +20,7 @@
 #include "server/db_reads.h"
 #include "server/db_transfer.h"
 #include "server/pg_listen.h"
+#include "server/webhooks_sync.h"
 #include "server/webhooks.h"
 #include "server/writer.h"
 
@@ -177,12 +178,27 @@ static void db_display_name(const char *db, char *out, size_t cap) {
         snprintf(out, cap, "%.*s:***%s", (int)(colon - db), db, at);
 }
 
-/* The loop thread hears of another node's commit: its live streams catch up. "Any session"
- * (NULL: after the listener reconnected) is left to live_poll, which catches every stream up
- * within storage.live_poll_ms anyway. */
-static void on_other_node_commit(void *arg, const char *session_id) {
+/* The loop thread hears what another node did (server/pg_listen.h). "Anything may have
+ * changed" leaves the live streams to live_poll, which catches each one up within
+ * storage.live_poll_ms anyway, and reads every webhook list again. */
+static void on_other_node(void *arg, pg_listen_what what, const char *session_id, int64_t version) {
     daemon_state *d = arg;
-    if (session_id) live_publish(d->live, session_id);
+    switch (what) {
+    case PG_LISTEN_EVENTS:
+        live_publish(d->live, session_id);
+        webhooks_publish_version(d->webhooks, session_id, version);
+        break;
+    case PG_LISTEN_WEBHOOKS:
+        webhooks_reload(d->webhooks, d->reads, session_id);
+        break;
+    case PG_LISTEN_ALL:
+        webhooks_reload(d->webhooks, d->reads, NULL);
+        break;
+    case PG_LISTEN_LEADER:
+    case PG_LISTEN_FOLLOWER:
+        webhooks_set_standby(d->webhooks, what == PG_LISTEN_FOLLOWER);
+        break;
+    }
 }
 
 /* PostgreSQL: no connection on the loop thread. The writer thread's connection, a pool of
@@ -291,16 +307,6 @@ static int start_http(daemon_state *d) {
     d->api.busy_timeout_ms = d->cfg.busy_timeout_ms;
     d->live = live_new(d->loop, d->reads);
     d->api.live = d->live;
-    if (d->live && !d->reader) {
-        /* Several nodes: other nodes' commits come by LISTEN, and a poll bounds the delay
-         * should a notification be lost. */
-        live_poll(d->live, (uint64_t)d->cfg.live_poll_ms);
-        d->listen = pg_listen_new(d->loop, d->cfg.db, on_other_node_commit, d);
-        if (!d->listen) {
-            log_msg(LOG_ERROR, "cannot start the PostgreSQL listener thread");
-            return -1;
-        }
-    }
     if (api_assets_init(&d->assets, d->cfg.web_root, err, sizeof err) != 0) {
         log_msg(LOG_ERROR, "web client, scenarios or OpenAPI document: %s", err);
         return -1;
@@ -335,6 +341,20 @@ static int start_http(daemon_state *d) {
                 webhooks_count(d->webhooks));
     d->api.webhooks = d->webhooks;
     d->api.webhook_policy = &d->webhook_policy;
+    if (d->live && !d->reader) {
+        /* Several nodes: other nodes' commits and webhook lists come by LISTEN, and a poll
+         * bounds the delay should a notification be lost. Webhooks wait in standby until the
+         * listener holds the delivery lock (server/pg_listen.h). */
+        live_poll(d->live, (uint64_t)d->cfg.live_poll_ms);
+        d->listen = pg_listen_new(d->loop, d->cfg.db, on_other_node, d);
+        if (!d->listen) {
+            log_msg(LOG_ERROR, "cannot start the PostgreSQL listener thread");
+            return -1;
+        }
+        /* Before the first request: a node that holds the lock from the start sends every
+         * event committed through it (a standby would skip what came before the lock). */
+        webhooks_set_standby(d->webhooks, !pg_listen_wait_ready(d->listen, 5000));
+    }
     d->tokens = token_cache_new(TOKEN_CACHE_SLOTS);
     d->api.tokens = d->tokens;
     if (!d->live || !d->tokens) {

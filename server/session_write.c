@@ -497,7 +497,9 @@ static void run_reveal(store_conn *conn, session_cache *cache, write_job *job) {
 static void run_webhooks(store_conn *conn, session_cache *cache, write_job *job) {
     session_row *s = load_session(conn, cache, job);
     if (!s) return;
-    if (store_webhooks_replace(conn, s->id, job->webhooks) != 0) {
+    /* Other nodes reload the list when this commits (server/pg_listen.h; SQLite: nothing). */
+    if (store_webhooks_replace(conn, s->id, job->webhooks) != 0 ||
+        store_notify_webhooks(conn, s->id) != 0) {
         answer_storage_error(job, conn);
         return;
     }

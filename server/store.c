@@ -7,6 +7,7 @@
 #include "server/crypto.h"
 #include "server/store_backend.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -87,7 +88,13 @@ int store_lock_sessions(store_conn *c, const char (*ids)[33], size_t n, int64_t 
 }
 
 int store_notify(store_conn *c, const char *session_id, int64_t version) {
-    return c->ops->notify(c, session_id, version);
+    char payload[64];
+    snprintf(payload, sizeof payload, "%.32s %lld", session_id, (long long)version);
+    return c->ops->notify(c, "umpire_events", payload);
+}
+
+int store_notify_webhooks(store_conn *c, const char *session_id) {
+    return c->ops->notify(c, "umpire_webhooks", session_id);
 }
 
 int store_token_insert(store_conn *c, const char *session_id, const char *role,

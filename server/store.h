@@ -94,6 +94,8 @@ int store_lock_sessions(store_conn *c, const char (*ids)[33], size_t n, int64_t 
 /* Inside a write transaction: once it commits, other nodes are told the session is at version
  * (PostgreSQL NOTIFY umpire_events, payload "<id> <version>"). A no-op for SQLite. */
 int store_notify(store_conn *c, const char *session_id, int64_t version);
+/* The same for a replaced webhook list (NOTIFY umpire_webhooks, payload "<id>"). */
+int store_notify_webhooks(store_conn *c, const char *session_id);
 
 int store_token_insert(store_conn *c, const char *session_id, const char *role,
                        const uint8_t digest[32]);

@@ -18,7 +18,8 @@ struct store_ops {
                                const char *commitment);
     int64_t (*session_version)(store_conn *c, const char *id);
     int (*lock_sessions)(store_conn *c, const char (*ids)[33], size_t n, int64_t *versions);
-    int (*notify)(store_conn *c, const char *session_id, int64_t version);
+    /* pg_notify(channel, payload), delivered if the transaction commits; SQLite: nothing. */
+    int (*notify)(store_conn *c, const char *channel, const char *payload);
     int (*token_insert)(store_conn *c, const char *session_id, const char *role,
                         const uint8_t digest[32]);
     /* Calls fn for each (role, digest) of the session; returns rows seen, or -1. */

@@ -51,7 +51,7 @@ static const char *const pg_sql[PS_COUNT] = {
     [PS_LOCK_SESSIONS] = "SELECT id, version FROM sessions WHERE id = ANY($1::text[]) "
                          "ORDER BY id FOR UPDATE",
     /* Delivered to every LISTENer when (and only if) the transaction commits. */
-    [PS_NOTIFY] = "SELECT pg_notify('umpire_events', $1)",
+    [PS_NOTIFY] = "SELECT pg_notify($1, $2)",
     [PS_TOKEN_INSERT] = "INSERT INTO tokens (session_id, role, digest) VALUES ($1, $2, $3)",
     [PS_TOKENS_OF_SESSION] = "SELECT role, digest FROM tokens WHERE session_id = $1",
     [PS_EVENT_INSERT] = "INSERT INTO events (session_id, seq, ts, actor, type, data, prev, hash) "
@@ -435,11 +435,9 @@ static int pg_lock_sessions(store_conn *c, const char (*ids)[33], size_t n, int6
     return 0;
 }
 
-static int pg_notify(store_conn *c, const char *session_id, int64_t version) {
-    char payload[64];
-    snprintf(payload, sizeof payload, "%.32s %" PRId64, session_id, version);
-    const char *params[] = {payload};
-    return run_done(PG(c), PS_NOTIFY, 1, params);
+static int pg_notify(store_conn *c, const char *channel, const char *payload) {
+    const char *params[] = {channel, payload};
+    return run_done(PG(c), PS_NOTIFY, 2, params);
 }
 
 static int pg_token_insert(store_conn *c, const char *session_id, const char *role,

@@ -293,8 +293,8 @@ static int sq_lock_sessions(store_conn *c, const char (*ids)[33], size_t n, int6
 }
 
 /* One node: its subscribers hear of its commits directly (server/api.c). */
-static int sq_notify(store_conn *c, const char *session_id, int64_t version) {
-    (void)c, (void)session_id, (void)version;
+static int sq_notify(store_conn *c, const char *channel, const char *payload) {
+    (void)c, (void)channel, (void)payload;
     return 0;
 }
 

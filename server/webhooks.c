@@ -104,6 +104,7 @@ struct webhooks {
      * w to the last of them (free_pending). */
     int64_t reads_in_flight;
     bool free_pending;
+    bool standby; /* another node delivers (several nodes, server/pg_listen.h) */
     bool stopped;
 };
 
@@ -439,6 +440,12 @@ static void kick_from(hook *h, bool from_queue) {
     webhooks *w = h->owner;
     if (h->state != HOOK_IDLE || h->removed || h->blocked || w->stopped) return;
     if (h->head <= h->cursor) return;
+    if (w->standby) {
+        /* Another node sends these: keep up with the session, so that should this node take
+         * over it starts from there, not from the events the other node already sent. */
+        h->cursor = h->head;
+        return;
+    }
     if (h->queued) return; /* already waiting its turn */
     if (w->inflight >= WEBHOOK_INFLIGHT_MAX || (w->ready_head && !from_queue)) {
         ready_push(h);
@@ -769,6 +776,44 @@ void webhooks_publish(webhooks *w, const char *session_id) {
     if (g) read_version_of(w, g);
 }
 
+void webhooks_set_standby(webhooks *w, bool standby) {
+    if (!w || w->standby == standby) return;
+    w->standby = standby;
+    /* A transfer in flight finishes; the next kick of its hook follows the new role. */
+    for (size_t b = 0; !standby && b < WEBHOOK_BUCKETS; b++)
+        for (session_hooks *g = w->buckets[b]; g; g = g->next)
+            for (size_t i = 0; i < g->n; i++)
+                kick(g->hooks[i]);
+}
+
+bool webhooks_same_list(webhooks *w, const char *session_id, const webhook_list *list) {
+    session_hooks *g = w ? *group_link(w, session_id) : NULL;
+    if ((g ? g->n : 0) != list->n) return false;
+    for (size_t i = 0; i < list->n; i++)
+        if (g->hooks[i]->format != list->hooks[i].format ||
+            strcmp(g->hooks[i]->url, list->hooks[i].url) != 0)
+            return false;
+    return true;
+}
+
+static int by_id(const void *a, const void *b) {
+    return strcmp(a, b);
+}
+
+void webhooks_remove_except(webhooks *w, const char (*ids)[33], size_t n) {
+    static const webhook_list none = {0};
+    for (size_t b = 0; w && b < WEBHOOK_BUCKETS; b++) {
+        session_hooks **link = &w->buckets[b];
+        while (*link) {
+            if (bsearch((*link)->session_id, ids, n, 33, by_id)) {
+                link = &(*link)->next;
+                continue;
+            }
+            webhooks_set(w, (*link)->session_id, &none, 0); /* unlinks *link */
+        }
+    }
+}
+
 size_t webhooks_session_count(webhooks *w, const char *session_id) {
     session_hooks *g = w ? *group_link(w, session_id) : NULL;
     return g ? g->n : 0;
@@ -776,6 +821,7 @@ size_t webhooks_session_count(webhooks *w, const char *session_id) {
 
 static const char *state_name(const hook *h) {
     if (h->blocked) return "blocked";
+    if (h->owner->standby && h->state == HOOK_IDLE) return "standby";
     if (h->queued) return "queued";
     /* Reading the event is the first step of sending it. */
     return h->state == HOOK_SENDING || h->state == HOOK_READING ? "sending"

@@ -27,6 +27,7 @@
 #include "server/webhook_policy.h"
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <uv.h>
 
@@ -57,6 +58,15 @@ void webhooks_publish(webhooks *w, const char *session_id);
 /* As webhooks_publish when the caller knows the session's version (e.g. from a PostgreSQL
  * notification's payload): no read. */
 void webhooks_publish_version(webhooks *w, const char *session_id, int64_t version);
+/* Several nodes on one PostgreSQL database: only one of them sends webhooks (server/pg_listen.h).
+ * In standby a node keeps its hooks (GET answers them, state "standby") and follows each
+ * session's version, without sending; leaving standby, it sends what comes from then on. */
+void webhooks_set_standby(webhooks *w, bool standby);
+/* True when the session's hooks are exactly list (the same URLs and formats, in order): a list
+ * reloaded from the database that did not change keeps its hooks' delivery state. */
+bool webhooks_same_list(webhooks *w, const char *session_id, const webhook_list *list);
+/* Removes the hooks of every session not in ids[0..n) (sorted). */
+void webhooks_remove_except(webhooks *w, const char (*ids)[33], size_t n);
 /* [{"id", "url", "format", "delivery": {...}}] for the session (docs/api.md), new reference;
  * NULL out of memory. Reads nothing: "pending" counts up to the last version published. */
 json_t *webhooks_describe_new(webhooks *w, const char *session_id);

@@ -127,7 +127,7 @@ def admin(cluster, query, params=()):
 def listen_backends(cluster):
     dbname = cluster.db.rsplit("/", 1)[-1]
     return admin(cluster, "SELECT pid FROM pg_stat_activity WHERE datname = %s "
-                          "AND query ILIKE 'LISTEN%%'", (dbname,))
+                          "AND application_name = 'umpired listener'", (dbname,))
 
 
 def test_sse_poll_delivers_when_notifications_are_lost(cluster):
