@@ -120,6 +120,10 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lcmocka $(LDLIBS)
 
+$(BUILD)/tests/store_pg_harness: tests/pg/store_pg_harness.c $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 $(BUILD)/tests/http_harness: tests/http/http_harness.c $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -138,16 +142,17 @@ test: deps
 	$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) SAN=1 test-build
 	$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) SAN=1 test-run
 
-test-build: $(BUILD)/umpired $(BUILD)/umpire-verify $(UNIT_BIN) $(BUILD)/tests/http_harness
+test-build: $(BUILD)/umpired $(BUILD)/umpire-verify $(UNIT_BIN) $(BUILD)/tests/http_harness \
+            $(BUILD)/tests/store_pg_harness
 
 # Python suites: every tests/<dir>/ holding test_*.py (http, integration, fault, hostile, ...).
 PY_SUITES = $(sort $(dir $(wildcard tests/*/test_*.py)))
 
 test-run:
 	@scripts/run-unit-tests $(BUILD)/tests
-	$(TEST_ENV) UMPIRED=$(BUILD)/umpired UMPIRE_VERIFY=$(BUILD)/umpire-verify HTTP_HARNESS=$(BUILD)/tests/http_harness \
+	$(TEST_ENV) UMPIRED=$(BUILD)/umpired UMPIRE_VERIFY=$(BUILD)/umpire-verify HTTP_HARNESS=$(BUILD)/tests/http_harness STORE_PG_HARNESS=$(BUILD)/tests/store_pg_harness \
 	  $(PYTHON) -m pytest -q -p no:cacheprovider $(PY_SUITES)
-	$(TEST_ENV) UMPIRED=$(BUILD)/umpired UMPIRE_VERIFY=$(BUILD)/umpire-verify HTTP_HARNESS=$(BUILD)/tests/http_harness \
+	$(TEST_ENV) UMPIRED=$(BUILD)/umpired UMPIRE_VERIFY=$(BUILD)/umpire-verify HTTP_HARNESS=$(BUILD)/tests/http_harness STORE_PG_HARNESS=$(BUILD)/tests/store_pg_harness \
 	  UMPIRE_TEST_BACKEND=postgresql $(PYTHON) -m pytest -q -p no:cacheprovider tests/integration
 	$(TEST_ENV) scripts/run-browser-tests $(BUILD)
 	$(MAKE) --no-print-directory fuzz-smoke
@@ -159,7 +164,7 @@ fuzz-smoke::
 
 # ---- style -------------------------------------------------------------------------------
 FORMAT_FILES = $(wildcard server/*.[ch] server/*.cpp protocol/*.[ch] rules/*.[ch] rules/*/*.[ch] \
-                 tests/unit/*.c tests/http/*.c)
+                 tests/unit/*.c tests/http/*.c tests/pg/*.c)
 
 format:
 	clang-format -i $(FORMAT_FILES)

@@ -674,7 +674,7 @@ void api_handle(http_request *req, void *user) {
         api_serve_static(ctx, req);
         return;
     }
-    route_match m;
+    route_match m = {0};
     char allow[64] = "";
     for (size_t i = 0; i < NROUTES; i++) {
         if (!match_path(routes[i].pattern, req->path, &m)) continue;

@@ -120,7 +120,8 @@ int db_import(const char *db, FILE *in, FILE *report, char *err, size_t errlen) 
     int rc = -1;
     bool began = false, ended = false, headed = false;
     long rows = 0, lineno = 0;
-    json_t *ids = json_array(); /* imported sessions, in file order */
+    json_t *ids = json_array();       /* imported sessions, in file order */
+    json_t *imported = json_object(); /* the same, as a set */
     char *line = NULL;
     size_t cap = 0;
     ssize_t len;
@@ -168,13 +169,28 @@ int db_import(const char *db, FILE *in, FILE *report, char *err, size_t errlen) 
         }
         const char *table = json_string_value(json_object_get(obj, "table"));
         const json_t *row = json_object_get(obj, "row");
+        const char *owner = json_string_value(json_object_get(row, "session_id"));
+        /* Every row belongs to a session of this file: a token, an event or a key added to a
+         * session already in the target would bypass the audit below. */
+        if (table && strcmp(table, "sessions") != 0 &&
+            (!owner || !json_object_get(imported, owner))) {
+            snprintf(err, errlen,
+                     "line %ld: a %s row of session %.40s, which this file does not create", lineno,
+                     table, owner ? owner : "(none)");
+            json_decref(obj);
+            goto done;
+        }
         if (!table || store_load_row(c, table, row) != 0) {
             snprintf(err, errlen, "line %ld: cannot import this %s row: %s", lineno,
                      table ? table : "(no table)", table ? store_errmsg(c) : "no \"table\"");
             json_decref(obj);
             goto done;
         }
-        if (strcmp(table, "sessions") == 0) json_array_append(ids, json_object_get(row, "id"));
+        const char *sid = json_string_value(json_object_get(row, "id"));
+        if (strcmp(table, "sessions") == 0 && sid) {
+            json_array_append_new(ids, json_string(sid));
+            json_object_set_new(imported, sid, json_true());
+        }
         rows++;
         json_decref(obj);
     }
@@ -200,6 +216,7 @@ done:
     if (began) store_tx(c, STORE_TX_ROLLBACK);
     free(line);
     json_decref(ids);
+    json_decref(imported);
     store_conn_close(c);
     return rc;
 }

@@ -1,6 +1,7 @@
 #include "server/pg_listen.h"
 
 #include "server/log.h"
+#include "server/store_backend.h"
 
 #include <libpq-fe.h>
 #include <poll.h>
@@ -107,8 +108,15 @@ static bool exec_ok(PGconn *pg, const char *sql, ExecStatusType want) {
     return ok;
 }
 
+static void ignore_notice(void *arg, const char *message) {
+    (void)arg, (void)message;
+}
+
 static PGconn *connect_and_listen(pg_listen *l) {
-    PGconn *pg = PQconnectdb(l->uri);
+    PGconn *pg = store_pg_connect(l->uri);
+    /* The server's notices (e.g. FATAL on a terminated connection) would go to stderr raw; the
+     * log line below says what matters, in the daemon's format. */
+    if (pg) PQsetNoticeProcessor(pg, ignore_notice, NULL);
     /* Named, so that an operator (or a test) finds it in pg_stat_activity. */
     if (PQstatus(pg) == CONNECTION_OK &&
         exec_ok(pg, "SET application_name = 'umpired listener'", PGRES_COMMAND_OK) &&
@@ -151,7 +159,7 @@ static void listen_thread(void *arg) {
     pg_listen *l = arg;
     pthread_setname_np(pthread_self(), "umpire-listen");
     PGconn *pg = NULL;
-    bool was_connected = false, leader = false;
+    bool leader = false;
     uint64_t last_try = 0;
     while (!stopping(l)) {
         if (!pg) {
@@ -161,9 +169,9 @@ static void listen_thread(void *arg) {
                 wait_readable(l, -1, 1000);
                 continue;
             }
-            /* Anything committed while no one listened is read by a catch-up. */
-            if (was_connected) push(l, PG_LISTEN_ALL, NULL, 0);
-            was_connected = true;
+            /* Anything committed while no one listened (before the first connection too: the
+             * lists were read at start-up) is read by a catch-up. */
+            push(l, PG_LISTEN_ALL, NULL, 0);
         }
         /* A follower asks for the lock at most once a second, not once a notification. */
         if (!leader && (last_try == 0 || uv_hrtime() - last_try >= 1000000000ull)) {

@@ -398,6 +398,7 @@ static void run_action(store_conn *conn, session_cache *cache, write_job *job) {
     if (job->status == 200) {
         /* Every write of the job succeeded: the cached row follows. */
         s->version = version;
+        job->version = version;
         memcpy(s->head, head, sizeof head);
         s->next_nonce = next_nonce;
         json_decref(s->state);
@@ -483,6 +484,7 @@ static void run_reveal(store_conn *conn, session_cache *cache, write_job *job) {
     if (alloc_guard_failed()) answer_storage_error(job, conn);
     if (job->status == 200) {
         s->version = version;
+        job->version = version;
         memcpy(s->head, head, sizeof head);
         memcpy(s->seed, next_seed, 32);
         memcpy(s->commitment, next_commitment, sizeof s->commitment);

@@ -24,6 +24,9 @@ typedef struct store_table_def store_table_def;
 typedef struct store_conn {
     const store_ops *ops;
     store_backend backend;
+    /* The last COMMIT failed with the connection lost while it ran: the server may have
+     * committed (PostgreSQL; SQLite's COMMIT either happened or not). */
+    bool commit_unknown;
 } store_conn;
 
 /* True when db names a PostgreSQL database (postgresql:// or postgres://). */

@@ -61,6 +61,9 @@ extern const store_ops store_pg_ops;
 store_conn *store_sqlite_open(const char *path, const char *synchronous, int64_t busy_timeout_ms,
                               char *err, size_t errlen);
 store_conn *store_pg_open(const char *uri, char *err, size_t errlen);
+/* A libpq connection to uri with Umpire's defaults (keepalives, timeouts); the URI's own
+ * parameters win. (PGconn, from libpq-fe.h.) */
+struct pg_conn *store_pg_connect(const char *uri);
 sqlite3 *store_sqlite_db(store_conn *c);
 
 /* JSON text for a column: canonical (JCS), jansson's for values JCS refuses. malloc'd. */

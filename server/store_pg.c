@@ -74,18 +74,19 @@ static const char *const tx_sql[STORE_TX_COUNT] = {
     [STORE_TX_ROLLBACK_TO] = "ROLLBACK TO job",
 };
 
-typedef struct pg_conn {
+typedef struct pgstore_conn {
     store_conn base;
     PGconn *pg;
     bool prepared[PS_COUNT];
+    bool in_tx; /* between BEGIN and COMMIT/ROLLBACK: a broken connection is never replaced */
     char err[256];
-} pg_conn;
+} pgstore_conn;
 
-static pg_conn *PG(store_conn *c) {
-    return (pg_conn *)c;
+static pgstore_conn *PG(store_conn *c) {
+    return (pgstore_conn *)c;
 }
 
-static void set_err(pg_conn *p, const char *what) {
+static void set_err(pgstore_conn *p, const char *what) {
     const char *m = PQerrorMessage(p->pg);
     snprintf(p->err, sizeof p->err, "%s%s%s", what ? what : "", what && *m ? ": " : "", m);
     size_t n = strlen(p->err);
@@ -101,15 +102,31 @@ static void ignore_notice(void *arg, const char *message) {
     (void)arg, (void)message;
 }
 
+PGconn *store_pg_connect(const char *uri) {
+    /* Defaults a URI may override (it comes last): a dead server or a cut network is noticed
+     * within about 25 s (keepalives; unacknowledged writes: tcp_user_timeout), not after the
+     * kernel's two hours, and a connection attempt gives up after 10 s. */
+    static const char *const keys[] = {"keepalives",
+                                       "keepalives_idle",
+                                       "keepalives_interval",
+                                       "keepalives_count",
+                                       "tcp_user_timeout",
+                                       "connect_timeout",
+                                       "dbname",
+                                       NULL};
+    const char *values[] = {"1", "10", "5", "3", "25000", "10", uri, NULL};
+    return PQconnectdbParams(keys, values, 1);
+}
+
 store_conn *store_pg_open(const char *uri, char *err, size_t errlen) {
-    pg_conn *p = calloc(1, sizeof *p);
+    pgstore_conn *p = calloc(1, sizeof *p);
     if (!p) {
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
     p->base.ops = &store_pg_ops;
     p->base.backend = STORE_POSTGRES;
-    p->pg = PQconnectdb(uri);
+    p->pg = store_pg_connect(uri);
     if (!p->pg || PQstatus(p->pg) != CONNECTION_OK) {
         /* The message may quote the URI's host and user, never its password. */
         snprintf(err, errlen, "cannot connect to PostgreSQL: %s",
@@ -134,12 +151,13 @@ static const char *pg_errmsg(store_conn *c) {
     return PG(c)->err[0] ? PG(c)->err : PQerrorMessage(PG(c)->pg);
 }
 
-/* A broken connection is reset before a statement outside any transaction; inside one, the
- * statement fails and so does the transaction (the writer answers 503 for its batch). */
-static void revive(pg_conn *p) {
-    if (PQstatus(p->pg) == CONNECTION_OK) return;
-    if (PQtransactionStatus(p->pg) != PQTRANS_UNKNOWN && PQtransactionStatus(p->pg) != PQTRANS_IDLE)
-        return;
+/* A broken connection is reset before a statement outside any transaction. Inside one, never:
+ * the statements after it would run on the new connection outside the transaction (in
+ * autocommit), and COMMIT would "succeed" without the work before the break. There every
+ * statement fails until COMMIT or ROLLBACK ends the transaction, and the writer answers 503
+ * for its batch. */
+static void revive(pgstore_conn *p) {
+    if (PQstatus(p->pg) == CONNECTION_OK || p->in_tx) return;
     PQreset(p->pg);
     memset(p->prepared, 0, sizeof p->prepared);
     if (PQstatus(p->pg) == CONNECTION_OK)
@@ -152,7 +170,7 @@ static bool result_ok(PGresult *r) {
 }
 
 static int pg_exec(store_conn *c, const char *sql) {
-    pg_conn *p = PG(c);
+    pgstore_conn *p = PG(c);
     revive(p);
     PGresult *r = PQexec(p->pg, sql);
     int rc = result_ok(r) ? 0 : -1;
@@ -162,9 +180,24 @@ static int pg_exec(store_conn *c, const char *sql) {
 }
 
 static int pg_tx(store_conn *c, store_tx_id t) {
-    pg_conn *p = PG(c);
+    pgstore_conn *p = PG(c);
     bool begin = t == STORE_TX_BEGIN || t == STORE_TX_SNAPSHOT;
-    if (begin) revive(p);
+    bool end = t == STORE_TX_COMMIT || t == STORE_TX_ROLLBACK;
+    if (begin) {
+        p->in_tx = false; /* whatever came before, a new transaction starts clean */
+        revive(p);
+    }
+    if (t == STORE_TX_COMMIT) {
+        c->commit_unknown = false;
+        /* COMMIT outside a transaction only warns, and says "COMMIT": never take it for one. */
+        PGTransactionStatusType ts = PQtransactionStatus(p->pg);
+        if (ts == PQTRANS_IDLE) {
+            snprintf(p->err, sizeof p->err, "COMMIT without a transaction");
+            p->in_tx = false;
+            return -1;
+        }
+    }
+    bool was_ok = PQstatus(p->pg) == CONNECTION_OK;
     PGresult *r = PQexec(p->pg, tx_sql[t]);
     if (begin && !result_ok(r) && PQstatus(p->pg) == CONNECTION_BAD) {
         /* A connection found broken by BEGIN: nothing had started, begin again on a new one. */
@@ -173,12 +206,19 @@ static int pg_tx(store_conn *c, store_tx_id t) {
         r = PQexec(p->pg, tx_sql[t]);
     }
     int rc = result_ok(r) ? 0 : -1;
+    if (begin) p->in_tx = rc == 0;
+    if (end) p->in_tx = false;
+    /* The connection went down while COMMIT ran: the server may have committed before. */
+    if (rc && t == STORE_TX_COMMIT && was_ok && PQstatus(p->pg) == CONNECTION_BAD)
+        c->commit_unknown = true;
     /* COMMIT of a transaction that had failed answers "ROLLBACK", with a success status. */
     if (rc == 0 && t == STORE_TX_COMMIT && strcmp(PQcmdStatus(r), "COMMIT") != 0) {
         snprintf(p->err, sizeof p->err, "the transaction was rolled back by the server");
         rc = -1;
     } else if (rc) {
         set_err(p, NULL);
+    } else {
+        p->err[0] = '\0';
     }
     PQclear(r);
     return rc;
@@ -188,12 +228,12 @@ static int pg_tx(store_conn *c, store_tx_id t) {
  * (error recorded) when it failed. A statement outside any transaction that fails because the
  * connection broke (the server restarted, a proxy dropped it) is tried once more on a new
  * connection: it had not started anything, so nothing can happen twice. */
-static PGresult *run(pg_conn *p, pg_stmt_id id, int n, const char *const *params) {
+static PGresult *run(pgstore_conn *p, pg_stmt_id id, int n, const char *const *params) {
     char name[8];
     snprintf(name, sizeof name, "s%d", (int)id);
     for (int attempt = 0;; attempt++) {
         revive(p);
-        bool idle = PQtransactionStatus(p->pg) == PQTRANS_IDLE;
+        bool idle = !p->in_tx;
         if (!p->prepared[id]) {
             PGresult *r = PQprepare(p->pg, name, pg_sql[id], n, NULL);
             bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
@@ -217,7 +257,7 @@ static PGresult *run(pg_conn *p, pg_stmt_id id, int n, const char *const *params
     }
 }
 
-static int run_done(pg_conn *p, pg_stmt_id id, int n, const char *const *params) {
+static int run_done(pgstore_conn *p, pg_stmt_id id, int n, const char *const *params) {
     PGresult *r = run(p, id, n, params);
     PQclear(r);
     return r ? 0 : -1;
@@ -251,7 +291,7 @@ static int64_t value_int(const PGresult *r, int row, int col) {
 }
 
 static int pg_migrate(store_conn *c, char *err, size_t errlen) {
-    pg_conn *p = PG(c);
+    pgstore_conn *p = PG(c);
     /* One node migrates at a time: the others wait here, then find nothing left to do. The key
      * is an arbitrary constant of Umpire's ("umpi" in ASCII). */
     if (pg_exec(c, "SELECT pg_advisory_lock(1970106729)") != 0) {
@@ -293,7 +333,7 @@ static int pg_migrate(store_conn *c, char *err, size_t errlen) {
         snprintf(version, sizeof version, "%d", m->version);
         const char *params[] = {version, m->name};
         PGresult *rec = NULL;
-        bool ok = pg_exec(c, "BEGIN") == 0 && pg_exec(c, m->sql) == 0;
+        bool ok = pg_tx(c, STORE_TX_BEGIN) == 0 && pg_exec(c, m->sql) == 0;
         if (ok) {
             rec = PQexecParams(p->pg,
                                "INSERT INTO schema_migrations (version, name, applied_at) VALUES "
@@ -308,7 +348,7 @@ static int pg_migrate(store_conn *c, char *err, size_t errlen) {
         if (!ok) {
             char why[256];
             snprintf(why, sizeof why, "%s", pg_errmsg(c));
-            pg_exec(c, "ROLLBACK");
+            pg_tx(c, STORE_TX_ROLLBACK);
             snprintf(err, errlen, "migration %04d_%s failed: %s", m->version, m->name, why);
             applied = -1;
             break;
@@ -521,7 +561,7 @@ static int pg_idem_insert(store_conn *c, const char *session_id, const char *key
 }
 
 /* Rare: not prepared. */
-static PGresult *params_exec(pg_conn *p, const char *sql, int n, const char *const *params) {
+static PGresult *params_exec(pgstore_conn *p, const char *sql, int n, const char *const *params) {
     revive(p);
     PGresult *r = PQexecParams(p->pg, sql, n, NULL, params, NULL, NULL, 0);
     if (!result_ok(r)) {
@@ -572,7 +612,7 @@ static int pg_webhooks_rows(store_conn *c,
 
 static int pg_dump_table(store_conn *c, const store_table_def *t,
                          int (*fn)(void *arg, const json_t *row), void *arg) {
-    pg_conn *p = PG(c);
+    pgstore_conn *p = PG(c);
     char sql[512];
     size_t len = (size_t)snprintf(sql, sizeof sql, "SELECT ");
     for (int i = 0; t->columns[i]; i++)

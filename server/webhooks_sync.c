@@ -73,7 +73,12 @@ static void set_lists(void *arg) {
          * comes back by NOTIFY too, and must not restart its hooks behind an event. */
         for (size_t i = 0; i < r->n; i++) {
             reload_entry *e = &r->entries[i];
-            if (webhooks_same_list(r->w, e->id, e->list)) continue;
+            if (webhooks_same_list(r->w, e->id, e->list)) {
+                /* Its hooks go on; a notification lost meanwhile may have left them behind
+                 * the session (a reconnection reloads every list). */
+                webhooks_publish_version(r->w, e->id, e->version);
+                continue;
+            }
             if (webhooks_set(r->w, e->id, e->list, e->version) != 0)
                 log_msg(LOG_ERROR, "webhooks of %s: out of memory reloading them", e->id);
         }

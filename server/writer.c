@@ -90,14 +90,32 @@ static int lock_batch(writer *w, char (*ids)[33], size_t n) {
  * the notifications are delivered only if it commits. */
 static int notify_batch(writer *w, const write_job *batch, char (*ids)[33], size_t n) {
     for (size_t i = 0; i < n; i++) {
-        bool changed = false;
-        for (const write_job *j = batch; j && !changed; j = j->next)
-            changed = j->status >= 200 && j->status <= 299 && !j->replayed &&
-                      strcmp(j->session_id, ids[i]) == 0;
-        const session_row *row = session_cache_borrow(w->cache, ids[i]);
-        if (changed && store_notify(w->conn, ids[i], row ? row->version : 0) != 0) return -1;
+        /* The version each job reached (not the cached row's: a later job of the batch may
+         * have evicted it from its slot). */
+        int64_t version = -1;
+        for (const write_job *j = batch; j; j = j->next)
+            if (j->status >= 200 && j->status <= 299 && !j->replayed &&
+                strcmp(j->session_id, ids[i]) == 0 && j->version > version)
+                version = j->version;
+        if (version >= 0 && store_notify(w->conn, ids[i], version) != 0) return -1;
     }
     return 0;
+}
+
+/* PostgreSQL: the connection was lost while COMMIT ran, so the server may have committed. The
+ * client must not be told "nothing was written": a retry without its Idempotency-Key could
+ * then resolve the action twice. */
+static void set_outcome_unknown(write_job *job) {
+    api_error e = {0};
+    api_error_set(&e, 503, "storage_unavailable", json_pack("{s:s}", "outcome", "unknown"),
+                  "the connection to the database was lost while the change was committing: it "
+                  "may or may not have been recorded; read the session (its version), or retry "
+                  "with the same Idempotency-Key, which answers the recorded result if there is "
+                  "one");
+    free(job->body);
+    job->status = e.status;
+    job->body = api_error_body_new(&e, &job->body_len);
+    api_error_clear(&e);
 }
 
 /* Runs one batch in one transaction. Each job in its own savepoint; a job whose status is not
@@ -121,6 +139,9 @@ static void run_batch(writer *w, write_job *batch) {
             continue;
         }
         if (store_tx(w->conn, STORE_TX_SAVEPOINT) != 0) {
+            /* The transaction itself may be gone (a lost connection): nothing of the batch
+             * commits, so no job of it may be answered 2xx. */
+            failed = true;
             set_storage_error(j);
             continue;
         }
@@ -129,9 +150,10 @@ static void run_batch(writer *w, write_job *batch) {
         /* A jansson allocation that failed inside the job may have left an event incomplete:
          * never acknowledge it (session_write checks too, before touching its cache). */
         if (alloc_guard_failed() && j->status >= 200 && j->status <= 299) set_storage_error(j);
-        if (j->status < 200 || j->status > 299 || j->replayed)
-            store_tx(w->conn, STORE_TX_ROLLBACK_TO);
-        store_tx(w->conn, STORE_TX_RELEASE);
+        if ((j->status < 200 || j->status > 299 || j->replayed) &&
+            store_tx(w->conn, STORE_TX_ROLLBACK_TO) != 0)
+            failed = true; /* the job's writes could not be undone: the batch must not commit */
+        if (store_tx(w->conn, STORE_TX_RELEASE) != 0) failed = true;
     }
     if (!began) return;
     alloc_guard_reset();
@@ -145,7 +167,12 @@ static void run_batch(writer *w, write_job *batch) {
         /* Cached rows may hold changes of this batch that never reached the disk. */
         session_cache_clear(w->cache);
         for (write_job *j = batch; j; j = j->next)
-            if (j->status >= 200 && j->status <= 299) set_storage_error(j);
+            if (j->status >= 200 && j->status <= 299) {
+                if (w->conn->commit_unknown)
+                    set_outcome_unknown(j);
+                else
+                    set_storage_error(j);
+            }
     }
 }
 

@@ -32,7 +32,8 @@ typedef struct write_job {
     char *body; /* owned, malloc'd */
     size_t body_len;
     bool replayed;   /* an idempotent replay of a stored answer */
-    int64_t version; /* WRITE_WEBHOOKS: the session's version when the list was stored */
+    int64_t version; /* the session's version after the job (WRITE_WEBHOOKS: when the list was
+                      * stored); 0 when it failed */
 
     /* Called on the loop thread once the answer is final (committed or failed). */
     void (*done)(struct write_job *job);

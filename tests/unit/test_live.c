@@ -69,7 +69,7 @@ typedef struct fixture {
 /* ---- the database ------------------------------------------------------------------------- */
 
 static void insert_event(fixture *f) {
-    char sql[512];
+    char sql[1024];
     f->version++;
     snprintf(sql, sizeof sql,
              "INSERT INTO events (session_id, seq, ts, actor, type, data, prev, hash) VALUES "
