@@ -120,9 +120,16 @@ static void set_outcome_unknown(write_job *job) {
 
 /* Runs one batch in one transaction. Each job in its own savepoint; a job whose status is not
  * 2xx is rolled back alone. The session rows the batch changed are written at its end
- * (session_cache.h). If that or COMMIT fails, every job of the batch reports the failure. */
+ * (session_cache.h). If that or COMMIT fails, every job of the batch reports the failure.
+ *
+ * PostgreSQL: no savepoints. Each SAVEPOINT and RELEASE is a round trip to the server, and the
+ * writer waits on every one (they were half of an action's round trips). They are not needed
+ * for a job answered 4xx or replayed: session_write.c writes nothing before it knows the job
+ * succeeds. Only a job that fails while writing (5xx: storage, memory) may leave part of its
+ * changes; then the whole batch is rolled back and every job of it answered 503. */
 static void run_batch(writer *w, write_job *batch) {
     bool began = store_tx(w->conn, STORE_TX_BEGIN) == 0, failed = !began;
+    bool savepoints = !w->shared;
     size_t nids = 0;
     if (began && w->shared) {
         nids = batch_sessions(batch, w->ids, (size_t)w->group_max);
@@ -138,7 +145,7 @@ static void run_batch(writer *w, write_job *batch) {
             set_storage_error(j);
             continue;
         }
-        if (store_tx(w->conn, STORE_TX_SAVEPOINT) != 0) {
+        if (savepoints && store_tx(w->conn, STORE_TX_SAVEPOINT) != 0) {
             /* The transaction itself may be gone (a lost connection): nothing of the batch
              * commits, so no job of it may be answered 2xx. */
             failed = true;
@@ -150,6 +157,10 @@ static void run_batch(writer *w, write_job *batch) {
         /* A jansson allocation that failed inside the job may have left an event incomplete:
          * never acknowledge it (session_write checks too, before touching its cache). */
         if (alloc_guard_failed() && j->status >= 200 && j->status <= 299) set_storage_error(j);
+        if (!savepoints) {
+            if (j->status >= 500) failed = true; /* it may have written part of its changes */
+            continue;
+        }
         if ((j->status < 200 || j->status > 299 || j->replayed) &&
             store_tx(w->conn, STORE_TX_ROLLBACK_TO) != 0)
             failed = true; /* the job's writes could not be undone: the batch must not commit */
