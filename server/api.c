@@ -115,9 +115,9 @@ void respond_no_session(http_request *req) {
 
 /* Authenticates the request for a session. Writes the role ("referee" / "side:x", or "" for an
  * anonymous reader of a public session). 1 to go on; 0 when it has answered (404/401/503).
- * A token already found in the database is answered from ctx->tokens: a cached token proves the
- * session exists, so 404 and 401 come out as before; an unknown token always asks the
- * database. */
+ * Answers from what the read gate found (run_gated): the role of a token already found in the
+ * database comes from ctx->tokens (a cached token proves the session exists, so 404 and 401
+ * come out as before); an unknown token is always looked up in the database. */
 int authorize(api_ctx *ctx, http_request *req, const char *id, bool public_ok, char *role,
               size_t rolelen) {
     if (!session_id_valid(id)) {
@@ -126,11 +126,6 @@ int authorize(api_ctx *ctx, http_request *req, const char *id, bool public_ok, c
     }
     const char *token = bearer_token(req);
     role[0] = '\0';
-    uint8_t digest[32];
-    if (token) {
-        crypto_sha256(token, strlen(token), digest);
-        if (token_cache_get(ctx->tokens, id, digest, role, rolelen)) return 1;
-    }
     const session_view *v = ctx->view;
     if (!v || !v->token_checked || strcmp(v->id, id) != 0) {
         /* A route that reads a session without its gate (the route table): a bug. */
@@ -159,7 +154,7 @@ int authorize(api_ctx *ctx, http_request *req, const char *id, bool public_ok, c
         return 0;
     }
     /* Found in the database: true for good (server/token_cache.h), so remembered. */
-    token_cache_put(ctx->tokens, id, digest, role);
+    if (!v->token_cached) token_cache_put(ctx->tokens, id, v->token_digest, role);
     return 1;
 }
 
@@ -562,7 +557,6 @@ typedef struct gate_read {
     gate_kind kind;
     bool heap;         /* malloc'd (pool reads); inline reads use the caller's stack */
     const char *token; /* the request's bearer token (req outlives the read), or NULL */
-    bool token_known;  /* the role came from the token cache: no lookup */
     session_view view;
 } gate_read;
 
@@ -575,7 +569,7 @@ static void gate_run(store_conn *conn, void *arg) {
         v->session_found = store_session_get(conn, v->id, &v->session);
         if (v->session_found <= 0) return;
     }
-    if (!g->token_known) {
+    if (!v->token_checked) {
         v->token_checked = true;
         v->token_found = store_token_role(conn, v->id, g->token, v->role, sizeof v->role);
     }
@@ -612,20 +606,31 @@ json_t *api_events_page_take(api_ctx *ctx, const char *id, int64_t after, int64_
 }
 
 /* Runs fn for req behind its gate (see above). */
+/* The token's role from ctx->tokens into v, if it is there: hashed and looked up once a
+ * request, here. */
+static void view_from_token_cache(api_ctx *ctx, const char *token, session_view *v) {
+    if (!token) return;
+    crypto_sha256(token, strlen(token), v->token_digest);
+    if (token_cache_get(ctx->tokens, v->id, v->token_digest, v->role, sizeof v->role))
+        v->token_cached = v->token_checked = true, v->token_found = 1;
+}
+
 static void run_gated(api_ctx *ctx, http_request *req, const route *rt, const route_match *m) {
     const char *id = m->params[0];
     const char *token = bearer_token(req);
-    char role[48];
-    uint8_t digest[32];
-    bool known = false;
-    if (token && session_id_valid(id)) {
-        crypto_sha256(token, strlen(token), digest);
-        known = token_cache_get(ctx->tokens, id, digest, role, sizeof role);
-    }
-    /* Nothing to read: a malformed id (404 from the handler), or a known token where only the
-     * token matters (the action path). */
-    if (!session_id_valid(id) || (rt->gate == GATE_AUTH && known)) {
+    if (!session_id_valid(id)) { /* nothing to read: the handler answers 404 */
         rt->fn(ctx, req, m);
+        return;
+    }
+    session_view first = {0};
+    copy_str(first.id, sizeof first.id, id);
+    view_from_token_cache(ctx, token, &first);
+    if (rt->gate == GATE_AUTH && first.token_cached) {
+        /* The action path: a known token is all the handler needs, and nothing is read. */
+        session_view *outer = ctx->view;
+        ctx->view = &first;
+        rt->fn(ctx, req, m);
+        ctx->view = outer;
         return;
     }
     gate_read local, *g = &local;
@@ -644,13 +649,9 @@ static void run_gated(api_ctx *ctx, http_request *req, const route *rt, const ro
     g->kind = rt->gate;
     g->heap = !inline_reads;
     g->token = token;
-    copy_str(g->view.id, sizeof g->view.id, id);
-    if (known) {
-        /* Recorded in the view too: the cache may lose it before a pool read returns. */
-        g->token_known = g->view.token_checked = true;
-        g->view.token_found = 1;
-        copy_str(g->view.role, sizeof g->view.role, role);
-    }
+    /* The token cache's answer goes with the read: the cache may lose the token before a pool
+     * read returns. */
+    g->view = first;
     if (rt->gate == GATE_EVENTS && !wants_event_stream(req)) {
         /* The handler's defaults and bounds; a bad value reads nothing (the handler says 400). */
         int64_t after = 0, limit = 100;

@@ -16,8 +16,6 @@
 typedef struct api_ctx {
     uv_loop_t *loop;
     writer *writer;      /* borrowed */
-    store_conn *reader;  /* borrowed: the loop thread's read connection (SQLite only; NULL
-                          * for PostgreSQL, whose reads never run on the loop thread) */
     db_reads *reads;     /* borrowed: every read of a handler goes through it (db_reads.h) */
     const char *db_path; /* for worker threads, which open read connections of their own */
     const char *synchronous;

@@ -26,8 +26,10 @@ typedef struct session_view {
     bool token_checked; /* token_found / role hold the token's lookup */
     int token_found;    /* store_token_role's answer */
     char role[48];
-    bool session_read; /* session_found / session hold the row's lookup */
-    int session_found; /* store_session_get's answer */
+    bool token_cached;        /* the role came from ctx->tokens: nothing read */
+    uint8_t token_digest[32]; /* SHA-256 of the bearer token, if any (for ctx->tokens) */
+    bool session_read;        /* session_found / session hold the row's lookup */
+    int session_found;        /* store_session_get's answer */
     session_row session;
     bool events_read; /* events: the page after events_after, at most events_limit; NULL error */
     int64_t events_after, events_limit;

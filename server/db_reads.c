@@ -28,8 +28,7 @@ struct db_reads {
     /* Guarded by mu. */
     read_job *queue_head, *queue_tail;
     read_job *done_head, *done_tail;
-    int64_t pending; /* queued or running, until answered */
-    int64_t queued;  /* waiting for a thread: bounded by queue_max */
+    int64_t queued; /* waiting for a thread: bounded by queue_max */
     bool stopping;
     /* Loop thread only. */
     void (*closed)(void *arg);
@@ -95,9 +94,6 @@ static void on_async(uv_async_t *handle) {
     pthread_mutex_unlock(&r->mu);
     while (job) {
         read_job *next = job->next;
-        pthread_mutex_lock(&r->mu);
-        r->pending--;
-        pthread_mutex_unlock(&r->mu);
         job->done(job->arg);
         free(job);
         job = next;
@@ -172,19 +168,10 @@ int db_reads_submit(db_reads *r, db_read_fn fn, db_read_done done, void *arg) {
     else
         r->queue_head = job;
     r->queue_tail = job;
-    r->pending++;
     r->queued++;
     pthread_cond_signal(&r->cond);
     pthread_mutex_unlock(&r->mu);
     return 0;
-}
-
-int64_t db_reads_pending(db_reads *r) {
-    if (r->inline_conn) return 0;
-    pthread_mutex_lock(&r->mu);
-    int64_t n = r->pending;
-    pthread_mutex_unlock(&r->mu);
-    return n;
 }
 
 static void on_async_closed(uv_handle_t *handle) {

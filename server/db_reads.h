@@ -38,8 +38,6 @@ bool db_reads_inline(const db_reads *r);
 /* 0: fn and done will run (inline: they already have). -1: the queue is full or the pool is
  * stopping; neither will run, arg is still the caller's. */
 int db_reads_submit(db_reads *r, db_read_fn fn, db_read_done done, void *arg);
-/* Reads queued or running (0 for the inline kind). */
-int64_t db_reads_pending(db_reads *r);
 /* Runs what is queued, answers it, stops the threads, closes their connections and frees r;
  * `closed` runs on the loop thread once that is done (inline: at once). */
 void db_reads_stop(db_reads *r, void (*closed)(void *arg), void *arg);

@@ -300,7 +300,6 @@ static int start_http(daemon_state *d) {
     };
     d->api.loop = d->loop;
     d->api.writer = d->writer;
-    d->api.reader = d->reader;
     d->api.reads = d->reads;
     d->api.db_path = d->cfg.db;
     d->api.synchronous = d->cfg.synchronous;

@@ -40,7 +40,6 @@ struct pg_listen {
     bool ready; /* the first connection (and lock attempt) is done, or failed */
     pthread_cond_t ready_cond;
     bool stopping;
-    unsigned long received;
 };
 
 /* Thread: records a change for the loop (deduplicated by kind and session, newest version). */
@@ -49,7 +48,6 @@ static void push(pg_listen *l, pg_listen_what what, const char *id, int64_t vers
     if (what == PG_LISTEN_ALL) {
         l->everything = true;
     } else {
-        l->received++;
         size_t i = 0;
         while (i < l->npending && (l->pending[i].what != what || strcmp(l->pending[i].id, id)))
             i++;
@@ -108,15 +106,8 @@ static bool exec_ok(PGconn *pg, const char *sql, ExecStatusType want) {
     return ok;
 }
 
-static void ignore_notice(void *arg, const char *message) {
-    (void)arg, (void)message;
-}
-
 static PGconn *connect_and_listen(pg_listen *l) {
     PGconn *pg = store_pg_connect(l->uri);
-    /* The server's notices (e.g. FATAL on a terminated connection) would go to stderr raw; the
-     * log line below says what matters, in the daemon's format. */
-    if (pg) PQsetNoticeProcessor(pg, ignore_notice, NULL);
     /* Named, so that an operator (or a test) finds it in pg_stat_activity. */
     if (PQstatus(pg) == CONNECTION_OK &&
         exec_ok(pg, "SET application_name = 'umpired listener'", PGRES_COMMAND_OK) &&
@@ -257,13 +248,6 @@ bool pg_listen_wait_ready(pg_listen *l, uint64_t timeout_ms) {
     l->leader_reported = leader; /* the caller sets the role from this answer */
     pthread_mutex_unlock(&l->mu);
     return leader;
-}
-
-unsigned long pg_listen_received(pg_listen *l) {
-    pthread_mutex_lock(&l->mu);
-    unsigned long n = l->received;
-    pthread_mutex_unlock(&l->mu);
-    return n;
 }
 
 static void on_closed(uv_handle_t *h) {

@@ -43,8 +43,6 @@ pg_listen *pg_listen_new(uv_loop_t *loop, const char *uri, pg_listen_fn on_chang
  * and its first try for the webhook lock. True when this node holds it: the caller sets its
  * webhooks' role from the answer (later changes come through on_change). */
 bool pg_listen_wait_ready(pg_listen *l, uint64_t timeout_ms);
-/* Notifications received so far (for tests and logs). */
-unsigned long pg_listen_received(pg_listen *l);
 /* Stops the thread, closes its connection (releasing the lock) and frees l once its handle is
  * closed. */
 void pg_listen_stop(pg_listen *l);

@@ -97,7 +97,9 @@ static void set_err(pgstore_conn *p, const char *what) {
         if (*c == '\n') *c = ' ';
 }
 
-/* The server's NOTICEs (CREATE TABLE IF NOT EXISTS says "already exists") are not errors. */
+/* The server's notices (CREATE TABLE IF NOT EXISTS says "already exists"; FATAL on a terminated
+ * connection) would go to stderr raw, outside the daemon's log format; what matters of them
+ * reaches the log through the failing call's error. */
 static void ignore_notice(void *arg, const char *message) {
     (void)arg, (void)message;
 }
@@ -115,7 +117,9 @@ PGconn *store_pg_connect(const char *uri) {
                                        "dbname",
                                        NULL};
     const char *values[] = {"1", "10", "5", "3", "25000", "10", uri, NULL};
-    return PQconnectdbParams(keys, values, 1);
+    PGconn *pg = PQconnectdbParams(keys, values, 1);
+    if (pg) PQsetNoticeProcessor(pg, ignore_notice, NULL);
+    return pg;
 }
 
 store_conn *store_pg_open(const char *uri, char *err, size_t errlen) {
@@ -138,7 +142,6 @@ store_conn *store_pg_open(const char *uri, char *err, size_t errlen) {
         free(p);
         return NULL;
     }
-    PQsetNoticeProcessor(p->pg, ignore_notice, NULL);
     return &p->base;
 }
 

@@ -1,22 +1,14 @@
 """A node's PostgreSQL connections broken under it (the database restarted, a proxy dropped
-them): the node reconnects by itself, retrying a statement that had not started anything
-on a new connection (so clients see no error at all), never acknowledges what it did not commit, and its health check
-answers throughout. Other nodes' commits still reach its live streams after its listener
+them): the node reconnects by itself, retrying a statement that had not started anything on a
+new connection (so clients see no error at all), never acknowledges what it did not commit,
+and its health check answers throughout. Other nodes' commits still reach its live streams after its listener
 reconnects."""
 
-import sys
+import http.client
 import threading
 import time
-from pathlib import Path
 
-import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tests" / "integration"))
-sys.path.insert(0, str(ROOT / "tests" / "pg"))
-
-import pg_server  # noqa: E402
-from umpire_client import Client, Daemon  # noqa: E402
+from scaleout_util import Client
 
 
 def terminate_backends(uri):
@@ -33,22 +25,11 @@ def terminate_backends(uri):
         con.close()
 
 
-@pytest.fixture
-def node():
-    uri = pg_server.shared().create_database()
-    d = Daemon(config="[storage]\nlive_poll_ms = 200\n")
-    d.db = uri
-    d.start()
-    try:
-        yield d, uri
-        problems = d.stop_problems()
-        assert not problems, "; ".join(problems)
-    finally:
-        d.cleanup()
+CONFIG = "[storage]\nlive_poll_ms = 200\n"
 
 
-def test_node_reconnects_after_its_connections_are_killed(node):
-    d, uri = node
+def test_node_reconnects_after_its_connections_are_killed(cluster):
+    d, uri = cluster.node("a", config=CONFIG), cluster.db
     c = Client(d)
     created = c.create_session(units=[{"id": "u1", "side": "alice"}])
     sid, ref = created["session"]["id"], created["tokens"]["referee"]
@@ -79,51 +60,44 @@ def test_node_reconnects_after_its_connections_are_killed(node):
     c.close()
 
 
-def test_live_stream_catches_up_after_the_listener_lost_its_connection(node):
-    d, uri = node
-    other = Daemon()
-    other.db = uri
-    other.start()
-    try:
-        c = Client(d)
-        created = c.create_session(units=[{"id": "u1", "side": "alice"}])
-        sid, ref = created["session"]["id"], created["tokens"]["referee"]
-        import http.client
-        conn = http.client.HTTPConnection("127.0.0.1", d.port, timeout=20)
-        conn.request("GET", f"/v1/sessions/{sid}/events?after=1",
-                     headers={"Authorization": f"Bearer {ref}", "Accept": "text/event-stream"})
-        resp = conn.getresponse()
-        assert resp.status == 200
-        seen = []
-        done = threading.Event()
+def test_live_stream_catches_up_after_the_listener_lost_its_connection(cluster):
+    d, uri = cluster.node("a", config=CONFIG), cluster.db
+    other = cluster.node("b")
+    c = Client(d)
+    created = c.create_session(units=[{"id": "u1", "side": "alice"}])
+    sid, ref = created["session"]["id"], created["tokens"]["referee"]
+    conn = http.client.HTTPConnection("127.0.0.1", d.port, timeout=20)
+    conn.request("GET", f"/v1/sessions/{sid}/events?after=1",
+                 headers={"Authorization": f"Bearer {ref}", "Accept": "text/event-stream"})
+    resp = conn.getresponse()
+    assert resp.status == 200
+    seen = []
+    done = threading.Event()
 
-        def read():
-            while len(seen) < 4:
-                chunk = resp.fp.readline()
-                if not chunk:
-                    break
-                if chunk.startswith(b"id: "):
-                    seen.append(int(chunk[4:]))
-            done.set()
+    def read():
+        while len(seen) < 4:
+            chunk = resp.fp.readline()
+            if not chunk:
+                break
+            if chunk.startswith(b"id: "):
+                seen.append(int(chunk[4:]))
+        done.set()
 
-        threading.Thread(target=read, daemon=True).start()
-        o = Client(other)
-        o.roll(sid, ref, "1d6", unit="u1")
-        time.sleep(0.5)
-        terminate_backends(uri)
-        # Committed on the other node while this node's listener is away or reconnecting.
-        t0 = time.monotonic()
-        for _ in range(3):
-            r = o.roll(sid, ref, "1d6", unit="u1", expect=None)
-            if r.status != 200:  # the other node's connections were killed too: retried
-                o.roll(sid, ref, "1d6", unit="u1")
-        assert done.wait(15), f"stream saw only {seen}"
-        print(f"\nstream after the listener's connection was killed: {seen}, "
-              f"{time.monotonic() - t0:.2f} s")
-        assert seen == [2, 3, 4, 5]
-        o.close()
-        c.close()
-        conn.close()
-    finally:
-        other.stop_problems()
-        other.cleanup()
+    threading.Thread(target=read, daemon=True).start()
+    o = Client(other)
+    o.roll(sid, ref, "1d6", unit="u1")
+    time.sleep(0.5)
+    terminate_backends(uri)
+    # Committed on the other node while this node's listener is away or reconnecting.
+    t0 = time.monotonic()
+    for _ in range(3):
+        r = o.roll(sid, ref, "1d6", unit="u1", expect=None)
+        if r.status != 200:  # the other node's connections were killed too: retried
+            o.roll(sid, ref, "1d6", unit="u1")
+    assert done.wait(15), f"stream saw only {seen}"
+    print(f"\nstream after the listener's connection was killed: {seen}, "
+          f"{time.monotonic() - t0:.2f} s")
+    assert seen == [2, 3, 4, 5]
+    o.close()
+    c.close()
+    conn.close()

@@ -8,19 +8,10 @@ would time out."""
 
 import http.client
 import json
-import sys
 import threading
 import time
-from pathlib import Path
 
-import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tests" / "integration"))
-sys.path.insert(0, str(ROOT / "tests" / "pg"))
-
-import pg_server  # noqa: E402
-from umpire_client import Client, Daemon  # noqa: E402
+from scaleout_util import Client
 
 LOCK_HOLD = 3.0  # seconds PostgreSQL keeps the sessions table locked
 
@@ -36,19 +27,7 @@ def get(port, path, token=None, timeout=30):
     return r.status, body, time.monotonic() - t0
 
 
-@pytest.fixture
-def pg_daemon():
-    server = pg_server.shared()
-    uri = server.create_database()
-    d = Daemon(config="[storage]\nread_threads = 2\nread_queue_max = 4\n")
-    d.db = uri
-    d.start()
-    try:
-        yield d, uri
-        problems = d.stop_problems()
-        assert not problems, "; ".join(problems)
-    finally:
-        d.cleanup()
+CONFIG = "[storage]\nread_threads = 2\nread_queue_max = 4\n"
 
 
 def lock_sessions(uri, hold, locked):
@@ -66,17 +45,22 @@ def lock_sessions(uri, hold, locked):
         con.close()
 
 
-def test_health_answers_while_postgresql_blocks_reads(pg_daemon):
-    d, uri = pg_daemon
+def node_with_locked_session(cluster):
+    """A node and one session of it, with PostgreSQL holding the sessions table locked for
+    LOCK_HOLD seconds from now. -> (node, session id, referee token, the locking thread)."""
+    d = cluster.node("a", config=CONFIG)
     c = Client(d)
     created = c.create_session()
     c.close()
-    sid, ref = created["session"]["id"], created["tokens"]["referee"]
-
     locked = threading.Event()
-    locker = threading.Thread(target=lock_sessions, args=(uri, LOCK_HOLD, locked))
+    locker = threading.Thread(target=lock_sessions, args=(cluster.db, LOCK_HOLD, locked))
     locker.start()
     assert locked.wait(10)
+    return d, created["session"]["id"], created["tokens"]["referee"], locker
+
+
+def test_health_answers_while_postgresql_blocks_reads(cluster):
+    d, sid, ref, locker = node_with_locked_session(cluster)
 
     # Reads of the session: they wait on the reader threads (2) and their queue (4).
     results = []
@@ -120,16 +104,8 @@ def test_health_answers_while_postgresql_blocks_reads(pg_daemon):
     print(f"session reads: {len(ok)} answered after the lock, {len(busy)} refused 503 at once")
 
 
-def test_writes_wait_on_the_writer_thread_not_the_loop(pg_daemon):
-    d, uri = pg_daemon
-    c = Client(d)
-    created = c.create_session()
-    c.close()
-    sid, ref = created["session"]["id"], created["tokens"]["referee"]
-    locked = threading.Event()
-    locker = threading.Thread(target=lock_sessions, args=(uri, LOCK_HOLD, locked))
-    locker.start()
-    assert locked.wait(10)
+def test_writes_wait_on_the_writer_thread_not_the_loop(cluster):
+    d, sid, ref, locker = node_with_locked_session(cluster)
     answers = []
 
     def roll():
