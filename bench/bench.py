@@ -95,9 +95,23 @@ def setup(port, d):
     rsid, rref = s["session"]["id"], s["tokens"]["referee"]
     write_lua(os.path.join(d, "roll.lua"), "POST", {"type": "roll", "expr": "2d6+1"}, rref)
 
+    # The same roll with both sides' entropy in force: each die's message carries the digest
+    # of the contributions (64 more bytes under the HMAC), side by side with the plain roll.
+    s = call(port, "POST", "/v1/sessions", {
+        "ruleset": "generic", "title": "bench roll entropy", "sides": ["a", "b"],
+        "dice": {"mode": "server"}})
+    esid, eref = s["session"]["id"], s["tokens"]["referee"]
+    for side in ("a", "b"):
+        call(port, "POST", f"/v1/sessions/{esid}/entropy", {"seed": f"bench side {side}"},
+             s["tokens"]["sides"][side])
+    write_lua(os.path.join(d, "roll_entropy.lua"), "POST", {"type": "roll", "expr": "2d6+1"},
+              eref)
+
     targets.append(("GET /v1/health", "-", "/v1/health"))
     targets.append(("GET /v1/sessions/{id}", "get_session.lua", f"/v1/sessions/{sid}"))
     targets.append(("POST generic roll (durable)", "roll.lua", f"/v1/sessions/{rsid}/actions"))
+    targets.append(("POST generic roll + entropy (durable)", "roll_entropy.lua",
+                    f"/v1/sessions/{esid}/actions"))
     odds.append({"ruleset": "generic", "path": "/v1/rulesets/generic/odds",
                  "body": {"type": "roll", "expr": "6d6"}, "token": None})
 

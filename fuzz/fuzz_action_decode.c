@@ -1,7 +1,8 @@
 /* fuzz_action_decode: a request body as the API decodes it. JSON text ->
  * protocol/json_in.h json_in_parse_object_new -> protocol/requests.h action_envelope_decode ->
  * for every ruleset in the registry and every action: the action's decode() (on the envelope's
- * fields, or on the whole body when the envelope is refused). Also create_request_decode on the
+ * fields, or on the whole body when the envelope is refused). Also create_request_decode and
+ * entropy_request_decode (a contribution: 1 to 64 printable ASCII bytes, nothing else) on the
  * same JSON. Invariants: every failure carries a 4xx status and a code; no leak; a decoded action
  * encodes to an object that decodes again; action_envelope_decode_take gives the envelope
  * action_envelope_decode gives; protocol/json_out.h writes the body exactly as json_dumps. */
@@ -134,6 +135,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         check_error(&err);
     }
     create_request_clear(&cr);
+    api_error_clear(&err);
+
+    entropy_request er;
+    if (entropy_request_decode(body, &er, &err) == 0) {
+        size_t len = strnlen(er.seed, sizeof er.seed);
+        CHECK(len >= 1 && len <= ENTROPY_REQUEST_SEED_MAX);
+        for (size_t i = 0; i < len; i++) CHECK(er.seed[i] >= 0x20 && er.seed[i] <= 0x7e);
+        CHECK(json_object_size(body) <= 2);
+    } else {
+        check_error(&err);
+    }
     api_error_clear(&err);
     json_decref(body);
     return 0;

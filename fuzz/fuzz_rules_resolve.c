@@ -10,7 +10,8 @@
  *     (a rules module is a pure function of state, action and dice);
  *   - with a manual source from the input's bytes (or the body's "dice");
  *   - odds_enumerate_new with a cap of 2000 combinations;
- *   - the state is unchanged afterwards (states are immutable, rules/ruleset.h).
+ *   - the state is unchanged afterwards (states are immutable, rules/ruleset.h);
+ *   - a refusal comes before any die is drawn (rules/ruleset.h), under either source.
  * encode() of the decoded action must decode again to an equal encoding. Nothing may leak. */
 #include "protocol/json_in.h"
 #include "protocol/requests.h"
@@ -67,6 +68,13 @@ static int resolve_with(const rules_action *a, const void *decoded, rules_ctx *c
         json_decref(rec);
     } else {
         CHECK(err.status >= 400 && err.status <= 499);
+        /* rules/ruleset.h: legality is decided before the first die; once a die is drawn the
+         * action commits (a refusal after it would show the die without spending it). */
+        if (dice_source_die_count(ds) != 0) {
+            fprintf(stderr, "fuzz_rules_resolve: refused after %zu die(s): %d %s: %s\n",
+                    dice_source_die_count(ds), err.status, err.code, err.message);
+            abort();
+        }
         rules_outcome_clear(out);
     }
     api_error_clear(&err);

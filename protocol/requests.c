@@ -53,9 +53,9 @@ static int decode_sides(const json_t *body, create_request *out, api_error *err)
 }
 
 static int decode_dice(const json_t *body, create_request *out, api_error *err) {
-    static const char *const keys[] = {"mode", "seed", NULL};
+    static const char *const keys[] = {"mode", "seed", "manual_by", NULL};
     json_t *dice = NULL;
-    const char *mode = "server", *seed = NULL;
+    const char *mode = "server", *seed = NULL, *manual_by = NULL;
     if (json_in_object(body, "", "dice", false, &dice) != 0) {
         json_in_take_error(err);
         return -1;
@@ -63,7 +63,8 @@ static int decode_dice(const json_t *body, create_request *out, api_error *err) 
     if (!dice) return 0;
     if (json_in_only_keys(dice, "dice", keys, err) != 0) return -1;
     if (json_in_string(dice, "dice", "mode", false, 16, &mode) != 0 ||
-        json_in_string(dice, "dice", "seed", false, 64, &seed) != 0) {
+        json_in_string(dice, "dice", "seed", false, 64, &seed) != 0 ||
+        json_in_string(dice, "dice", "manual_by", false, 16, &manual_by) != 0) {
         json_in_take_error(err);
         return -1;
     }
@@ -85,6 +86,16 @@ static int decode_dice(const json_t *body, create_request *out, api_error *err) 
     } else if (seed) {
         api_error_field(err, "dice.seed", "absent unless dice.mode is seeded");
         return -1;
+    }
+    if (manual_by) {
+        /* Who types manual dice: anyone holding a token (the default), or the referee alone. */
+        if (out->mode != DICE_MODE_MANUAL ||
+            (strcmp(manual_by, "referee") != 0 && strcmp(manual_by, "anyone") != 0)) {
+            api_error_field(err, "dice.manual_by",
+                            "\"referee\" or \"anyone\", and only when dice.mode is manual");
+            return -1;
+        }
+        out->manual_by_referee = strcmp(manual_by, "referee") == 0;
     }
     return 0;
 }
@@ -284,4 +295,30 @@ bool idempotency_key_valid(const char *s) {
     for (; *s; s++)
         if (*s < 0x21 || *s > 0x7e) return false;
     return true;
+}
+
+int entropy_request_decode(const json_t *body, entropy_request *out, api_error *err) {
+    static const char *const keys[] = {"seed", "expect_version", NULL};
+    const char *seed = NULL;
+    memset(out, 0, sizeof *out);
+    if (json_in_only_keys(body, "", keys, err) != 0) return -1;
+    if (json_in_string(body, "", "seed", true, ENTROPY_REQUEST_SEED_MAX, &seed) != 0 ||
+        json_in_int(body, "", "expect_version", false, 0, INT64_MAX, &out->expect_version) != 0) {
+        json_in_take_error(err);
+        return -1;
+    }
+    /* Printable ASCII only: the contribution is hashed as canonical JSON, and shown to players
+     * as typed, so nothing that escapes, hides or renders differently. */
+    size_t len = strlen(seed);
+    bool ok = len >= 1 && len == json_string_length(json_object_get(body, "seed"));
+    for (size_t i = 0; ok && i < len; i++)
+        ok = (unsigned char)seed[i] >= 0x20 && (unsigned char)seed[i] <= 0x7e;
+    if (!ok) {
+        api_error_field(err, "seed", "1 to 64 printable ASCII characters");
+        return -1;
+    }
+    memcpy(out->seed, seed, len + 1);
+    out->has_expect_version = json_object_get(body, "expect_version") != NULL &&
+                              !json_is_null(json_object_get(body, "expect_version"));
+    return 0;
 }

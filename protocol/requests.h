@@ -28,10 +28,11 @@ typedef struct create_request {
     json_t *sides; /* owned: array of distinct side names */
     bool public_;
     dice_mode mode;
-    uint8_t seed[32]; /* seeded mode */
-    json_t *options;  /* owned */
-    json_t *setup;    /* owned */
-    json_t *state;    /* owned: the ruleset's initial state */
+    uint8_t seed[32];       /* seeded mode */
+    bool manual_by_referee; /* manual mode, dice.manual_by "referee": only the referee types dice */
+    json_t *options;        /* owned */
+    json_t *setup;          /* owned */
+    json_t *state;          /* owned: the ruleset's initial state */
 } create_request;
 
 /* 0, or -1 with the error (400 invalid_field, 404 ruleset_not_found, 422 invalid_setup). */
@@ -58,6 +59,17 @@ int action_envelope_decode(const json_t *body, action_envelope *out, api_error *
  * loop thread keeps no reference to what it hands over). */
 int action_envelope_decode_take(json_t *body_take, action_envelope *out, api_error *err);
 void action_envelope_clear(action_envelope *env);
+
+/* POST /v1/sessions/{id}/entropy: {"seed": "<1 to 64 printable ASCII bytes>"[,
+ * "expect_version": n]}. */
+#define ENTROPY_REQUEST_SEED_MAX 64
+typedef struct entropy_request {
+    char seed[ENTROPY_REQUEST_SEED_MAX + 1];
+    bool has_expect_version;
+    int64_t expect_version;
+} entropy_request;
+/* 0, or -1 with 400 invalid_field (details.field names the member). */
+int entropy_request_decode(const json_t *body, entropy_request *out, api_error *err);
 
 /* 1 when s is a usable Idempotency-Key: 1..128 printable ASCII characters. */
 bool idempotency_key_valid(const char *s);

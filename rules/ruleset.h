@@ -59,7 +59,19 @@ typedef struct rules_action {
     /* The decoded action as JSON (new reference): what the event records and re-adjudication
      * decodes again. */
     json_t *(*encode)(const void *action);
-    /* Pure resolution. 0, or -1 with a 422 (the message says which rule) in err. */
+    /* Pure resolution. 0, or -1 with a 422 (the message says which rule) in err.
+     *
+     * No answer depends on a die that was not committed. A module decides the action's legality
+     * before it draws its first die: every refusal (a path too long, a target out of reach, a
+     * field that does not fit the options, ...) is found with no die rolled. Once a die is
+     * drawn, the action commits with whatever the dice decided: a move goes on or stops where a
+     * failed test leaves it, a test fails, an attack misses. resolve() never returns an error
+     * after dice_roll() was called (its only failure then is dice_roll() itself: more than
+     * DICE_MAX_PER_ACTION dice, which a module rules out by bounding its dice before the first,
+     * or memory running out). A refusal after a die would show that die without spending it
+     * (the nonce is not used): a side could read the next server die at will and choose which
+     * action gets it. tests/unit/test_dice_independence.c checks it for every ruleset, and
+     * fuzz/fuzz_rules_resolve.c for every input it tries. */
     int (*resolve)(const rules_ctx *ctx, const void *action, rules_outcome *out, api_error *err);
     /* Odds (optional): what outcomes are told apart by (new reference; NULL hook: the whole
      * result) and a label for it, e.g. {"total": 10} / "total 10". */

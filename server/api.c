@@ -8,6 +8,7 @@
 #include "rules/ruleset.h"
 #include "server/alloc_guard.h"
 #include "server/crypto.h"
+#include "server/entropy.h"
 #include "server/log.h"
 
 #include <ctype.h>
@@ -316,7 +317,8 @@ static void member_integer(json_out *o, const char *sep_name, json_int_t value) 
 }
 
 /* {"session": {id, ruleset, ruleset_version, title, sides, visibility, version, head,
- * created_at, dice: {mode, next_nonce[, commitment]}}, "state": ...}, written straight from the
+ * created_at, dice: {mode, next_nonce[, commitment][, manual_by][, entropy: {digest, in_force}]}},
+ * "state": ...}, written straight from the
  * row: the text json_pack'ing those members and serialising them made, without building and
  * freeing a jansson value for each one. */
 static void get_session(api_ctx *ctx, http_request *req, const route_match *m) {
@@ -337,6 +339,17 @@ static void get_session(api_ctx *ctx, http_request *req, const route_match *m) {
     member_string(&o, ",\"dice\":{\"mode\":", s.dice_mode);
     member_integer(&o, ",\"next_nonce\":", s.next_nonce);
     if (s.commitment[0]) member_string(&o, ",\"commitment\":", s.commitment);
+    if (s.manual_by[0]) member_string(&o, ",\"manual_by\":", s.manual_by);
+    if (s.entropy_digest[0]) {
+        /* The players' contributions in force: public, like the events that made them. */
+        json_t *in_force = entropy_in_force_new(s.entropy);
+        member_string(&o, ",\"entropy\":{\"digest\":", s.entropy_digest);
+        json_out_text(&o, ",\"in_force\":");
+        json_out_value(&o, in_force);
+        json_out_text(&o, "}");
+        if (!in_force) o.failed = true;
+        json_decref(in_force);
+    }
     json_out_text(&o, "}},\"state\":");
     json_out_value(&o, s.state);
     if (strcmp(role, "referee") == 0 && ctx->webhooks) {
@@ -457,15 +470,12 @@ static void post_action(api_ctx *ctx, http_request *req, const route_match *m) {
     api_submit(ctx, req, job);
 }
 
+/* Any token of the session may ask for a reveal: each side can check the dice rolled so far
+ * without waiting on the referee. */
 static void post_reveal(api_ctx *ctx, http_request *req, const route_match *m) {
     const char *id = m->params[0];
     char role[48];
     if (!authorize(ctx, req, id, false, role, sizeof role)) return;
-    if (strcmp(role, "referee") != 0) {
-        respond_simple_error(req, 403, "forbidden",
-                             "only the referee's token may reveal the dice seed");
-        return;
-    }
     write_job *job = write_job_new(WRITE_REVEAL);
     if (!job) {
         respond_simple_error(req, 500, "internal_error", "out of memory");
@@ -473,6 +483,34 @@ static void post_reveal(api_ctx *ctx, http_request *req, const route_match *m) {
     }
     copy_str(job->session_id, sizeof job->session_id, id);
     copy_str(job->role, sizeof job->role, role);
+    api_submit(ctx, req, job);
+}
+
+/* A side's or the referee's own entropy, mixed into every later die (server/entropy.h). */
+static void post_entropy(api_ctx *ctx, http_request *req, const route_match *m) {
+    const char *id = m->params[0];
+    char role[48];
+    if (!authorize(ctx, req, id, false, role, sizeof role)) return;
+    json_t *body = json_body_new(req);
+    if (!body) return;
+    entropy_request er;
+    api_error e = {0};
+    int rc = entropy_request_decode(body, &er, &e);
+    json_decref(body);
+    if (rc != 0) {
+        respond_error(req, &e);
+        return;
+    }
+    write_job *job = write_job_new(WRITE_ENTROPY);
+    if (!job) {
+        respond_simple_error(req, 500, "internal_error", "out of memory");
+        return;
+    }
+    copy_str(job->session_id, sizeof job->session_id, id);
+    copy_str(job->role, sizeof job->role, role);
+    copy_str(job->entropy_seed, sizeof job->entropy_seed, er.seed);
+    job->has_expect_version = er.has_expect_version;
+    job->expect_version = er.expect_version;
     api_submit(ctx, req, job);
 }
 
@@ -502,6 +540,7 @@ static const route routes[] = {
     {"POST", "/v1/sessions/:/actions", post_action, GATE_AUTH},
     {"GET", "/v1/sessions/:/events", get_events, GATE_EVENTS},
     {"POST", "/v1/sessions/:/reveal", post_reveal, GATE_AUTH},
+    {"POST", "/v1/sessions/:/entropy", post_entropy, GATE_AUTH},
     {"GET", "/v1/sessions/:/verify", api_get_verify, GATE_SESSION},
     {"GET", "/v1/sessions/:/log", api_get_log, GATE_SESSION},
     {"POST", "/v1/rulesets/:/odds", api_post_ruleset_odds, GATE_NONE},

@@ -53,6 +53,8 @@ static void verify_run(uv_work_t *w) {
         if (n < VERIFY_PAGE) break;
     }
     verifier_finish(v, s.version, s.head);
+    verifier_check_dice_state(v, s.next_nonce, s.entropy_digest,
+                              strcmp(s.manual_by, "referee") == 0);
     /* A verdict reached on incompletely built values is no verdict: answer 503 instead. */
     if (!alloc_guard_failed()) vw->report = verifier_report_new(v);
 done:

@@ -839,7 +839,9 @@ static void put_reveal_check(writer *w) {
              "previous reveal. Each die with nonce n then follows from HMAC-SHA256 with the "
              "seed's bytes as key and ");
     w_code(w, "<session id>:<n>");
-    w_lit(w, " as message (the contract's Dice section); ");
+    w_lit(w, " as message, or ");
+    w_code(w, "<session id>:<n>:<digest>");
+    w_lit(w, " while players' entropy was in force (the contract's Dice section); ");
     w_code(w, "umpire-verify");
     w_lit(w, " recomputes every one of them.");
     w_close(w, BLK_P);
@@ -859,6 +861,34 @@ static void put_reveal(writer *w, const json_t *event) {
         w_close(w, BLK_UL);
     }
     put_reveal_check(w);
+    entry_close(w);
+}
+
+/* A player's own entropy: who added what, and the digest every later die carries. */
+static void put_entropy(writer *w, const json_t *event) {
+    const json_t *data = json_object_get(event, "data");
+    const json_t *in_force = json_object_get(data, "in_force");
+    entry_open(w, "entropy", event);
+    put_entry_title(w, event);
+    w_open(w, BLK_P);
+    w_text(w, actor_words(get_str(event, "actor")));
+    w_lit(w, " added their own entropy to the dice: ");
+    w_code(w, get_str(data, "seed") ? get_str(data, "seed") : "?");
+    w_lit(w, ". From the next die on, until the seed is revealed, every die mixes in what ");
+    size_t n = json_object_size(in_force), i = 0;
+    const char *role;
+    json_t *seed;
+    json_object_foreach((json_t *)in_force, role, seed) {
+        (void)seed;
+        if (i) w_lit(w, i + 1 == n ? " and " : ", ");
+        w_text(w, actor_words(role));
+        i++;
+    }
+    if (!n) w_lit(w, "the players");
+    w_lit(w, " contributed, as the digest ");
+    w_code(w, get_str(data, "digest") ? get_str(data, "digest") : "?");
+    w_lit(w, ".");
+    w_close(w, BLK_P);
     entry_close(w);
 }
 
@@ -898,6 +928,8 @@ static void put_event(campaign_log *log, writer *w, const json_t *event) {
         put_action(w, event);
     else if (is_type(event, "dice_seed_revealed"))
         put_reveal(w, event);
+    else if (is_type(event, "entropy_contributed"))
+        put_entropy(w, event);
     else
         put_other(w, event);
 }

@@ -97,6 +97,8 @@ static int verify_session(store_conn *c, const char *id, FILE *report, char *err
         if (n < VERIFY_PAGE) break;
     }
     verifier_finish(v, s.version, s.head);
+    verifier_check_dice_state(v, s.next_nonce, s.entropy_digest,
+                              strcmp(s.manual_by, "referee") == 0);
     int rc = 0;
     if (!verifier_ok(v)) {
         json_t *r = verifier_report_new(v);

@@ -11,6 +11,8 @@
 #define DICE_MSG_STACK 256
 /* ":" and the decimal digits of a uint64_t. */
 #define DICE_U64_FIELD 21
+/* The hex digest of the contributions in force. */
+#define DICE_DIGEST_HEX 64
 
 int dice_fair_accept(uint32_t w, uint32_t sides, uint32_t *face) {
     if (sides == 0) return 0;
@@ -46,21 +48,33 @@ static int roll_once(const uint8_t seed[32], const char *msg, size_t len, uint32
 
 uint32_t dice_fair_roll(const uint8_t seed[32], const char *session_id, uint64_t nonce,
                         uint32_t sides) {
+    return dice_fair_roll_mixed(seed, session_id, nonce, NULL, sides);
+}
+
+uint32_t dice_fair_roll_mixed(const uint8_t seed[32], const char *session_id, uint64_t nonce,
+                              const char *entropy_digest, uint32_t sides) {
     if (sides == 0) return 0;
     size_t id_len = strlen(session_id);
-    size_t cap = id_len + 2 * DICE_U64_FIELD + 1;
-    char stack[DICE_MSG_STACK];
+    size_t mix_len = entropy_digest ? strlen(entropy_digest) : 0;
+    size_t cap = id_len + 2 * DICE_U64_FIELD + (mix_len ? mix_len + 1 : 0) + 1;
+    char stack[DICE_MSG_STACK + 2 * DICE_DIGEST_HEX];
     char *msg = cap <= sizeof stack ? stack : malloc(cap);
     if (!msg) return 0;
     memcpy(msg, session_id, id_len);
     size_t base = append_u64(msg, id_len, nonce); /* "<session_id>:<n>" */
+    if (mix_len) {
+        /* Players' entropy in force: "<session_id>:<n>:<c>" (contract, Dice). */
+        msg[base++] = ':';
+        memcpy(msg + base, entropy_digest, mix_len);
+        base += mix_len;
+    }
     uint32_t face = 0;
     /* Each retry is needed with probability below 1/256 (a word is rejected with probability
      * below 1/2), so in practice this takes one MAC, rarely two. */
     size_t len = base;
     uint64_t retry = 0;
     while (!roll_once(seed, msg, len, sides, &face))
-        len = append_u64(msg, base, ++retry); /* "<session_id>:<n>:<retry>" */
+        len = append_u64(msg, base, ++retry); /* "<session_id>:<n>[:<c>]:<retry>" */
     if (msg != stack) free(msg);
     return face;
 }

@@ -16,5 +16,10 @@ int dice_fair_accept(uint32_t w, uint32_t sides, uint32_t *face);
  * a session id longer than about 200 bytes needs a heap buffer and memory runs out. */
 uint32_t dice_fair_roll(const uint8_t seed[32], const char *session_id, uint64_t nonce,
                         uint32_t sides);
+/* The same die with the players' entropy in force (contract, Dice): entropy_digest is the hex
+ * SHA-256 of the canonical JSON of every contribution in force, and the message becomes
+ * "<session_id>:<n>:<entropy_digest>" (retries append ":<k>"). NULL or "": dice_fair_roll. */
+uint32_t dice_fair_roll_mixed(const uint8_t seed[32], const char *session_id, uint64_t nonce,
+                              const char *entropy_digest, uint32_t sides);
 
 #endif

@@ -3,6 +3,7 @@
 #include "server/dice_fair.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +25,7 @@ struct dice_source {
     /* seeded */
     uint8_t seed[32];
     char session_id[72];
+    char entropy[65]; /* hex digest of the players' contributions in force, "" for none */
     uint64_t next_nonce;
     /* manual */
     int64_t *supplied;
@@ -61,6 +63,10 @@ dice_source *dice_source_new_seeded(const uint8_t seed[32], const char *session_
     strncpy(ds->session_id, session_id, sizeof ds->session_id - 1);
     ds->next_nonce = next_nonce;
     return ds;
+}
+
+void dice_source_set_entropy(dice_source *ds, const char *digest_hex) {
+    snprintf(ds->entropy, sizeof ds->entropy, "%s", digest_hex ? digest_hex : "");
 }
 
 dice_source *dice_source_new_manual(const int64_t *values, size_t count) {
@@ -147,7 +153,8 @@ int dice_roll(dice_source *ds, const char *purpose, const char *notation, int co
         int v;
         switch (ds->kind) {
         case SOURCE_SEEDED:
-            v = (int)dice_fair_roll(ds->seed, ds->session_id, ds->next_nonce, (uint32_t)sides);
+            v = (int)dice_fair_roll_mixed(ds->seed, ds->session_id, ds->next_nonce, ds->entropy,
+                                          (uint32_t)sides);
             break;
         case SOURCE_ENUM:
             v = next_enum(ds, sides);

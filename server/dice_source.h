@@ -20,6 +20,9 @@ typedef struct dice_source dice_source;
 /* Rolls from seed with nonces next_nonce, next_nonce + 1, ... (server and seeded modes). */
 dice_source *dice_source_new_seeded(const uint8_t seed[32], const char *session_id,
                                     uint64_t next_nonce);
+/* Seeded sources: mixes the players' contributions in force into every later die (the 64 hex
+ * digits of their digest, server/dice_fair.h); NULL or "" for none. */
+void dice_source_set_entropy(dice_source *ds, const char *digest_hex);
 /* Rolls the given values in order (manual mode); values are copied. */
 dice_source *dice_source_new_manual(const int64_t *values, size_t count);
 /* Replays logged values in order (verification): from a seeded action with nonces first_nonce,

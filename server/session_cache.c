@@ -78,7 +78,8 @@ void session_cache_mark_dirty(session_cache *c, const char *id) {
 }
 
 static int write_row(store_conn *conn, const session_row *r) {
-    return store_session_update(conn, r->id, r->version, r->head, r->state, r->next_nonce);
+    return store_session_update(conn, r->id, r->version, r->head, r->state, r->next_nonce,
+                                r->entropy);
 }
 
 int session_cache_make_room(session_cache *c, store_conn *conn, const char *id) {

@@ -7,6 +7,7 @@
 #include "server/crypto.h"
 #include "server/dice_source.h"
 #include "server/alloc_guard.h"
+#include "server/entropy.h"
 #include "server/log.h"
 
 #include <stdio.h>
@@ -143,10 +144,13 @@ static void run_create(store_conn *conn, write_job *job) {
     snprintf(row.visibility, sizeof row.visibility, "%s", req->public_ ? "public" : "private");
     row.options = req->options;
     snprintf(row.dice_mode, sizeof row.dice_mode, "%s", dice_mode_name(req->mode));
+    if (req->manual_by_referee) snprintf(row.manual_by, sizeof row.manual_by, "referee");
     row.next_nonce = 1;
+    row.seed_first_nonce = 1;
     row.state = req->state;
 
     json_t *dice = json_pack("{s:s}", "mode", dice_mode_name(req->mode));
+    if (req->manual_by_referee) json_object_set_new(dice, "manual_by", json_string("referee"));
     if (req->mode != DICE_MODE_MANUAL) {
         if (req->mode == DICE_MODE_SERVER) {
             if (crypto_random_bytes(row.seed, 32) != 0) abort();
@@ -185,7 +189,7 @@ static void run_create(store_conn *conn, write_job *job) {
                            &written);
     jcs_out_discard(&written);
     row.version = version;
-    if (rc == 0) rc = store_session_update(conn, row.id, version, row.head, row.state, 1);
+    if (rc == 0) rc = store_session_update(conn, row.id, version, row.head, row.state, 1, NULL);
 
     char token[65];
     uint8_t digest[32];
@@ -261,6 +265,13 @@ static int check_action(const session_row *s, const write_job *job, const rules_
                       "this session rolls its own dice (%s mode): send no dice list", s->dice_mode);
         return -1;
     }
+    if (manual && env->has_dice && strcmp(s->manual_by, "referee") == 0 &&
+        strcmp(job->role, "referee") != 0) {
+        api_error_set(err, 403, "forbidden", json_pack("{s:s}", "manual_by", "referee"),
+                      "in this session only the referee types the dice: send the action without "
+                      "dice and the referee will roll them at the table");
+        return -1;
+    }
     return 0;
 }
 
@@ -290,7 +301,7 @@ static void run_action(store_conn *conn, session_cache *cache, write_job *job) {
      * even though expect_version no longer matches. */
     if (job->has_idempotency_key) {
         uint8_t digest[32];
-        int got = store_idem_get(conn, s->id, job->idempotency_key, digest, &stored);
+        int got = store_idem_get(conn, s->id, job->role, job->idempotency_key, digest, &stored);
         if (got < 0) goto storage_fail;
         if (got > 0) {
             if (!crypto_ct_equal(digest, job->body_digest, 32)) {
@@ -325,8 +336,23 @@ static void run_action(store_conn *conn, session_cache *cache, write_job *job) {
     ds = manual ? dice_source_new_manual(env->dice, env->ndice)
                 : dice_source_new_seeded(s->seed, s->id, (uint64_t)s->next_nonce);
     if (!ds) goto storage_fail;
+    if (!manual) dice_source_set_entropy(ds, s->entropy_digest);
     rules_ctx ctx = {s->state, s->options, job->role, unit, ds};
-    if (action->resolve(&ctx, decoded, &out, &err) != 0) goto fail;
+    if (action->resolve(&ctx, decoded, &out, &err) != 0) {
+        if (!manual && dice_source_die_count(ds) > 0) {
+            /* rules/ruleset.h: a module decides legality before its first die. One that refuses
+             * after rolling would let the caller read the next secret die and take it back;
+             * its message (which may name the die) is logged, never answered. */
+            log_msg(LOG_ERROR, "session %s: ruleset %s refused '%s' after rolling %zu dice: %s",
+                    s->id, s->ruleset, env->type, dice_source_die_count(ds), err.message);
+            api_error_clear(&err);
+            api_error_set(&err, 500, "internal_error", NULL,
+                          "the rules refused this action after rolling dice, which they must "
+                          "never do; nothing was written and the fault is logged");
+            job->untouched = true; /* resolved before any write: the batch may commit */
+        }
+        goto fail;
+    }
     if (dice_source_unsatisfied(ds)) {
         api_error_set(&err, 422, "dice_required",
                       json_pack("{s:o, s:I}", "needed", dice_source_needed_new(ds), "supplied",
@@ -392,7 +418,8 @@ static void run_action(store_conn *conn, session_cache *cache, write_job *job) {
     if (!events_jcs) o.failed = 1;
     answer_text(job, 200, &o);
     if (job->status == 200 && job->has_idempotency_key &&
-        store_idem_insert(conn, s->id, job->idempotency_key, job->body_digest, job->body) != 0)
+        store_idem_insert(conn, s->id, job->role, job->idempotency_key, job->body_digest,
+                          job->body) != 0)
         goto storage_fail;
     if (alloc_guard_failed()) goto storage_fail; /* something built above may be incomplete */
     if (job->status == 200) {
@@ -424,7 +451,65 @@ done:
     free(data_jcs);
 }
 
-/* ---- reveal ------------------------------------------------------------------------------ */
+/* ---- reveal and players' entropy: one event the caller asks the server for -------------- */
+
+/* What append_for_caller wrote: the session's version and head after it, and the canonical
+ * [{"hash","seq","type"}] of the events (owned). */
+typedef struct appended {
+    int64_t version;
+    char head[65];
+    char *events_jcs;
+    size_t events_len;
+} appended;
+
+/* Appends events ([{"type","data"}]) after the session's head, as the caller's (job->role). 0, or
+ * -1 (a storage error or out of memory: nothing of it may be acknowledged). */
+static int append_for_caller(store_conn *conn, const session_row *s, const write_job *job,
+                             const json_t *events, appended *a) {
+    jcs_out written = {0};
+    char ts[32];
+    a->version = s->version;
+    memcpy(a->head, s->head, sizeof a->head);
+    log_now_rfc3339(ts);
+    jcs_out_lit(&written, "[");
+    if (!events ||
+        append_events(conn, s->id, &a->version, a->head, ts, job->role, events, &written) != 0) {
+        jcs_out_discard(&written);
+        return -1;
+    }
+    jcs_out_lit(&written, "]");
+    a->events_jcs = jcs_out_take(&written, &a->events_len);
+    return a->events_jcs ? 0 : -1;
+}
+
+/* The 200 answer {<before>"events":[...],"head":"...",<after>"version":n}: before and after are
+ * canonical members, each ending with a comma (RFC 8785 order is the caller's care). */
+static void answer_appended(write_job *job, const char *before, const char *after,
+                            const appended *a) {
+    jcs_out o = {0};
+    jcs_out_lit(&o, "{");
+    jcs_out_raw(&o, before, strlen(before));
+    jcs_out_lit(&o, "\"events\":");
+    jcs_out_raw(&o, a->events_jcs, a->events_len);
+    jcs_out_lit(&o, ",\"head\":\"");
+    jcs_out_raw(&o, a->head, 64);
+    jcs_out_lit(&o, "\",");
+    jcs_out_raw(&o, after, strlen(after));
+    jcs_out_lit(&o, "\"version\":");
+    jcs_out_int(&o, a->version);
+    jcs_out_lit(&o, "}");
+    answer_text(job, 200, &o);
+}
+
+/* After a 200: the cached row follows the events (true), or nothing changes (false). */
+static bool cache_follows(session_cache *cache, session_row *s, write_job *job, const appended *a) {
+    if (job->status != 200) return false;
+    s->version = a->version;
+    job->version = a->version;
+    memcpy(s->head, a->head, sizeof s->head);
+    session_cache_mark_dirty(cache, s->id);
+    return true;
+}
 
 static void run_reveal(store_conn *conn, session_cache *cache, write_job *job) {
     api_error err = {0};
@@ -434,6 +519,15 @@ static void run_reveal(store_conn *conn, session_cache *cache, write_job *job) {
         api_error_set(&err, 409, "not_applicable", NULL,
                       "only server-mode dice have a secret seed to reveal (this session: %s)",
                       s->dice_mode);
+        answer_error(job, &err);
+        return;
+    }
+    if (s->next_nonce <= s->seed_first_nonce) {
+        /* Bounds reveals by dice: one per seed that rolled something. */
+        api_error_set(&err, 409, "nothing_to_reveal",
+                      json_pack("{s:I}", "next_nonce", (json_int_t)s->next_nonce),
+                      "no die has been rolled under the current seed yet: there is nothing to "
+                      "reveal");
         answer_error(job, &err);
         return;
     }
@@ -447,51 +541,113 @@ static void run_reveal(store_conn *conn, session_cache *cache, write_job *job) {
     json_t *events = json_pack("[{s:s, s:{s:s, s:s, s:I, s:s}}]", "type", "dice_seed_revealed",
                                "data", "seed", seed_hex, "commitment", s->commitment, "last_nonce",
                                last_nonce, "next_commitment", next_commitment);
-    jcs_out written = {0};
-    int64_t version = s->version;
-    char head[65], ts[32];
-    memcpy(head, s->head, sizeof head);
-    log_now_rfc3339(ts);
-    jcs_out_lit(&written, "[");
-    if (append_events(conn, s->id, &version, head, ts, "referee", events, &written) != 0 ||
-        store_session_seed_update(conn, s->id, next_seed, next_commitment) != 0) {
+    appended a = {0};
+    if (append_for_caller(conn, s, job, events, &a) != 0 ||
+        store_session_seed_update(conn, s->id, next_seed, next_commitment, s->next_nonce) != 0) {
         answer_storage_error(job, conn);
     } else {
         /* {dice, events, head, revealed, version}, in RFC 8785 order. */
-        jcs_out_lit(&written, "]");
-        size_t events_len = 0;
-        char *events_jcs = jcs_out_take(&written, &events_len);
-        jcs_out o = {0};
-        jcs_out_lit(&o, "{\"dice\":{\"commitment\":\"");
-        jcs_out_raw(&o, next_commitment, 64);
-        jcs_out_lit(&o, "\",\"mode\":\"server\"},\"events\":");
-        if (events_jcs) jcs_out_raw(&o, events_jcs, events_len);
-        jcs_out_lit(&o, ",\"head\":\"");
-        jcs_out_raw(&o, head, 64);
-        jcs_out_lit(&o, "\",\"revealed\":{\"commitment\":");
-        jcs_out_string(&o, s->commitment, strlen(s->commitment));
-        jcs_out_lit(&o, ",\"last_nonce\":");
-        jcs_out_int(&o, last_nonce);
-        jcs_out_lit(&o, ",\"seed\":\"");
-        jcs_out_raw(&o, seed_hex, 64);
-        jcs_out_lit(&o, "\"},\"version\":");
-        jcs_out_int(&o, version);
-        jcs_out_lit(&o, "}");
-        if (!events_jcs) o.failed = 1;
-        free(events_jcs);
-        answer_text(job, 200, &o);
+        jcs_out before = {0}, after = {0};
+        jcs_out_lit(&before, "\"dice\":{\"commitment\":\"");
+        jcs_out_raw(&before, next_commitment, 64);
+        jcs_out_lit(&before, "\",\"mode\":\"server\"},");
+        jcs_out_lit(&after, "\"revealed\":{\"commitment\":");
+        jcs_out_string(&after, s->commitment, strlen(s->commitment));
+        jcs_out_lit(&after, ",\"last_nonce\":");
+        jcs_out_int(&after, last_nonce);
+        jcs_out_lit(&after, ",\"seed\":\"");
+        jcs_out_raw(&after, seed_hex, 64);
+        jcs_out_lit(&after, "\"},");
+        char *b = jcs_out_take(&before, NULL), *t = jcs_out_take(&after, NULL);
+        if (b && t)
+            answer_appended(job, b, t, &a);
+        else
+            answer_storage_error(job, conn);
+        free(b);
+        free(t);
     }
     if (alloc_guard_failed()) answer_storage_error(job, conn);
-    if (job->status == 200) {
-        s->version = version;
-        job->version = version;
-        memcpy(s->head, head, sizeof head);
+    if (cache_follows(cache, s, job, &a)) {
         memcpy(s->seed, next_seed, 32);
         memcpy(s->commitment, next_commitment, sizeof s->commitment);
-        session_cache_mark_dirty(cache, s->id);
+        s->seed_first_nonce = s->next_nonce;
+        /* The fresh seed was drawn after the contributions were known: they end here
+         * (server/entropy.h). */
+        json_decref(s->entropy);
+        s->entropy = NULL;
+        s->entropy_digest[0] = '\0';
     }
+    free(a.events_jcs);
     json_decref(events);
-    jcs_out_discard(&written);
+}
+
+static void run_entropy(store_conn *conn, session_cache *cache, write_job *job) {
+    api_error err = {0};
+    session_row *s = load_session(conn, cache, job);
+    if (!s) return;
+    if (!s->has_seed || strcmp(s->dice_mode, "manual") == 0) {
+        api_error_set(&err, 409, "not_applicable", NULL,
+                      "this session's dice are typed at the table (%s mode): there is no seed to "
+                      "mix a contribution into",
+                      s->dice_mode);
+        answer_error(job, &err);
+        return;
+    }
+    if (job->has_expect_version && job->expect_version != s->version) {
+        api_error_set(&err, 409, "version_conflict",
+                      json_pack("{s:I, s:I}", "expected", (json_int_t)job->expect_version, "actual",
+                                (json_int_t)s->version),
+                      "the session is at version %lld, not %lld", (long long)s->version,
+                      (long long)job->expect_version);
+        answer_error(job, &err);
+        return;
+    }
+    if (entropy_pending(s->entropy, job->role, s->next_nonce)) {
+        /* Once between two dice: bounds the events one caller can append. */
+        api_error_set(&err, 409, "entropy_pending",
+                      json_pack("{s:I}", "next_nonce", (json_int_t)s->next_nonce),
+                      "your contribution is already in force for the next die; you may change "
+                      "it after a die is rolled");
+        answer_error(job, &err);
+        return;
+    }
+    json_t *entropy = entropy_with_new(s->entropy, job->role, job->entropy_seed, s->next_nonce);
+    json_t *in_force = entropy ? entropy_in_force_new(entropy) : NULL;
+    char digest[65];
+    json_t *events = NULL;
+    if (in_force && entropy_digest_of_in_force(in_force, digest) == 0)
+        events = json_pack("[{s:s, s:{s:s, s:s, s:O, s:s}}]", "type", "entropy_contributed", "data",
+                           "role", job->role, "seed", job->entropy_seed, "in_force", in_force,
+                           "digest", digest);
+    appended a = {0};
+    if (append_for_caller(conn, s, job, events, &a) != 0) {
+        answer_storage_error(job, conn);
+    } else {
+        /* {entropy: {digest, in_force}, events, head, version}, in RFC 8785 order. */
+        jcs_out before = {0};
+        jcs_out_lit(&before, "\"entropy\":{\"digest\":\"");
+        jcs_out_raw(&before, digest, 64);
+        jcs_out_lit(&before, "\",\"in_force\":");
+        jcs_out_value(&before, in_force);
+        jcs_out_lit(&before, "},");
+        char *b = jcs_out_take(&before, NULL);
+        if (b)
+            answer_appended(job, b, "", &a);
+        else
+            answer_storage_error(job, conn);
+        free(b);
+    }
+    if (alloc_guard_failed()) answer_storage_error(job, conn);
+    if (cache_follows(cache, s, job, &a)) {
+        json_decref(s->entropy);
+        s->entropy = entropy;
+        entropy = NULL;
+        memcpy(s->entropy_digest, digest, sizeof digest);
+    }
+    free(a.events_jcs);
+    json_decref(entropy);
+    json_decref(in_force);
+    json_decref(events);
 }
 
 /* ---- webhooks: stored beside the session, not in its event stream -------------------------- */
@@ -523,6 +679,9 @@ void session_write_run(store_conn *conn, session_cache *cache, write_job *job) {
         break;
     case WRITE_WEBHOOKS:
         run_webhooks(conn, cache, job);
+        break;
+    case WRITE_ENTROPY:
+        run_entropy(conn, cache, job);
         break;
     }
 }

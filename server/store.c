@@ -5,6 +5,7 @@
 
 #include "protocol/jcs.h"
 #include "server/crypto.h"
+#include "server/entropy.h"
 #include "server/store_backend.h"
 
 #include <stdio.h>
@@ -55,11 +56,17 @@ void session_row_clear(session_row *row) {
     json_decref(row->sides);
     json_decref(row->options);
     json_decref(row->state);
+    json_decref(row->entropy);
     memset(row, 0, sizeof *row);
 }
 
 int store_session_get(store_conn *c, const char *id, session_row *out) {
-    return c->ops->session_get(c, id, out);
+    int found = c->ops->session_get(c, id, out);
+    if (found == 1 && entropy_digest(out->entropy, out->entropy_digest) != 0) {
+        session_row_clear(out);
+        return -1;
+    }
+    return found;
 }
 
 int store_session_insert(store_conn *c, const session_row *row) {
@@ -67,16 +74,20 @@ int store_session_insert(store_conn *c, const session_row *row) {
 }
 
 int store_session_update(store_conn *c, const char *id, int64_t version, const char *head,
-                         const json_t *state, int64_t next_nonce) {
+                         const json_t *state, int64_t next_nonce, const json_t *entropy) {
     char *text = store_dump_json_new(state);
-    int rc = text ? c->ops->session_update(c, id, version, head, text, next_nonce) : -1;
+    char *entropy_text = entropy ? store_dump_json_new(entropy) : NULL;
+    int rc = text && (entropy_text || !entropy)
+                 ? c->ops->session_update(c, id, version, head, text, next_nonce, entropy_text)
+                 : -1;
     free(text);
+    free(entropy_text);
     return rc;
 }
 
 int store_session_seed_update(store_conn *c, const char *id, const uint8_t seed[32],
-                              const char *commitment) {
-    return c->ops->session_seed_update(c, id, seed, commitment);
+                              const char *commitment, int64_t first_nonce) {
+    return c->ops->session_seed_update(c, id, seed, commitment, first_nonce);
 }
 
 int64_t store_session_version(store_conn *c, const char *id) {
@@ -145,14 +156,14 @@ json_t *store_events_page_new(store_conn *c, const char *session_id, int64_t aft
     return c->ops->events_page_new(c, session_id, after, limit);
 }
 
-int store_idem_get(store_conn *c, const char *session_id, const char *key, uint8_t digest[32],
-                   char **response) {
-    return c->ops->idem_get(c, session_id, key, digest, response);
+int store_idem_get(store_conn *c, const char *session_id, const char *caller, const char *key,
+                   uint8_t digest[32], char **response) {
+    return c->ops->idem_get(c, session_id, caller, key, digest, response);
 }
 
-int store_idem_insert(store_conn *c, const char *session_id, const char *key,
+int store_idem_insert(store_conn *c, const char *session_id, const char *caller, const char *key,
                       const uint8_t digest[32], const char *response) {
-    return c->ops->idem_insert(c, session_id, key, digest, response);
+    return c->ops->idem_insert(c, session_id, caller, key, digest, response);
 }
 
 int store_webhooks_replace(store_conn *c, const char *session_id, const webhook_list *list) {
@@ -201,21 +212,23 @@ int store_webhooks_each(store_conn *c,
 /* ---- export and import ---------------------------------------------------------------------- */
 
 static const char *const sessions_cols[] = {
-    "id",         "ruleset",   "ruleset_version", "title",      "sides",   "visibility", "options",
-    "dice_mode",  "dice_seed", "dice_commitment", "next_nonce", "version", "head",       "state",
-    "created_at", NULL};
+    "id",      "ruleset",   "ruleset_version", "title",           "sides",      "visibility",
+    "options", "dice_mode", "dice_seed",       "dice_commitment", "next_nonce", "version",
+    "head",    "state",     "created_at",      "dice_manual_by",  "entropy",    "seed_first_nonce",
+    NULL};
 static const char *const tokens_cols[] = {"session_id", "role", "digest", NULL};
 static const char *const events_cols[] = {"session_id", "seq",  "ts",   "actor", "type",
                                           "data",       "prev", "hash", NULL};
-static const char *const idem_cols[] = {"session_id", "key", "body_digest", "response", NULL};
+static const char *const idem_cols[] = {"session_id",  "caller",   "key",
+                                        "body_digest", "response", NULL};
 static const char *const webhooks_cols[] = {"session_id", "position", "url", "format", NULL};
 
-/* Bits: column index. Types follow migrations/0001_init.sql and 0002_webhooks.sql. */
+/* Bits: column index. Types follow migrations/0001_init.sql to 0003_fair_dice.sql. */
 static const store_table_def table_defs[] = {
-    {"sessions", sessions_cols, 1u << 8, (1u << 2) | (1u << 10) | (1u << 11), "id"},
+    {"sessions", sessions_cols, 1u << 8, (1u << 2) | (1u << 10) | (1u << 11) | (1u << 17), "id"},
     {"tokens", tokens_cols, 1u << 2, 0, "session_id, role"},
     {"events", events_cols, 0, 1u << 1, "session_id, seq"},
-    {"idempotency", idem_cols, 1u << 2, 0, "session_id, key"},
+    {"idempotency", idem_cols, 1u << 3, 0, "session_id, caller, key"},
     {"webhooks", webhooks_cols, 0, 1u << 1, "session_id, position"},
 };
 
@@ -234,7 +247,28 @@ int store_dump_table(store_conn *c, const char *table, int (*fn)(void *arg, cons
     return t ? c->ops->dump_table(c, t, fn, arg) : -1;
 }
 
+/* What a row exported before migration 0003 lacks, as that migration fills it in. */
+static json_t *row_before_0003_new(const char *table, const json_t *row) {
+    const char *column = strcmp(table, "idempotency") == 0 ? "caller"
+                         : strcmp(table, "sessions") == 0  ? "seed_first_nonce"
+                                                           : NULL;
+    if (!column || json_object_get(row, column)) return NULL;
+    json_t *filled = json_copy((json_t *)row);
+    /* A key of an old export has no caller: '' matches none (it answers no retry, rather than
+     * another caller's); the current seed's first nonce is taken as 1. */
+    json_t *value = strcmp(column, "caller") == 0 ? json_string("") : json_integer(1);
+    if (filled && json_object_set_new(filled, column, value) != 0) {
+        json_decref(filled);
+        return NULL;
+    }
+    return filled;
+}
+
 int store_load_row(store_conn *c, const char *table, const json_t *row) {
     const store_table_def *t = table_def(table);
-    return t && json_is_object(row) ? c->ops->load_row(c, t, row) : -1;
+    if (!t || !json_is_object(row)) return -1;
+    json_t *filled = row_before_0003_new(table, row);
+    int rc = c->ops->load_row(c, t, filled ? filled : row);
+    json_decref(filled);
+    return rc;
 }

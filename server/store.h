@@ -67,6 +67,7 @@ typedef struct session_row {
     char visibility[8];
     json_t *options; /* owned */
     char dice_mode[8];
+    char manual_by[8]; /* manual mode: "referee" when only the referee types dice, else "" */
     uint8_t seed[32];
     bool has_seed;
     char commitment[65];
@@ -75,17 +76,25 @@ typedef struct session_row {
     char head[65];
     json_t *state; /* owned */
     char created_at[32];
+    /* Players' entropy in force (server/entropy.h): {role: {"seed", "nonce"}}, owned, NULL for
+     * none; entropy_digest is its digest, the c of the die message, "" for none. */
+    json_t *entropy;
+    char entropy_digest[65];
+    int64_t seed_first_nonce; /* the first nonce of the current seed (set by each reveal) */
 } session_row;
 
 void session_row_clear(session_row *row);
 /* 1 found, 0 no such session, -1 storage error. */
 int store_session_get(store_conn *c, const char *id, session_row *out);
 int store_session_insert(store_conn *c, const session_row *row);
-/* Writes the projection after new events: version, head, state, next_nonce. */
+/* Writes the projection after new events: version, head, state, next_nonce and the entropy in
+ * force (NULL: none). */
 int store_session_update(store_conn *c, const char *id, int64_t version, const char *head,
-                         const json_t *state, int64_t next_nonce);
+                         const json_t *state, int64_t next_nonce, const json_t *entropy);
+/* A reveal: the fresh seed, its commitment and its first nonce; the entropy in force ends with
+ * the old seed. */
 int store_session_seed_update(store_conn *c, const char *id, const uint8_t seed[32],
-                              const char *commitment);
+                              const char *commitment, int64_t first_nonce);
 
 /* The session's version: >= 0, -1 when there is no such session, -2 on error. */
 int64_t store_session_version(store_conn *c, const char *id);
@@ -119,10 +128,11 @@ int store_event_insert(store_conn *c, const char *session_id, const event_row *e
 /* Events after `after`, at most `limit`, as full event objects. New reference; NULL on error. */
 json_t *store_events_page_new(store_conn *c, const char *session_id, int64_t after, int64_t limit);
 
-/* 1 found (stored response malloc'd into *response, digest into digest), 0 none, -1 error. */
-int store_idem_get(store_conn *c, const char *session_id, const char *key, uint8_t digest[32],
-                   char **response);
-int store_idem_insert(store_conn *c, const char *session_id, const char *key,
+/* Idempotency keys are scoped to (session, caller): caller is the role that sent the key. 1 found
+ * (stored response malloc'd into *response, digest into digest), 0 none, -1 error. */
+int store_idem_get(store_conn *c, const char *session_id, const char *caller, const char *key,
+                   uint8_t digest[32], char **response);
+int store_idem_insert(store_conn *c, const char *session_id, const char *caller, const char *key,
                       const uint8_t digest[32], const char *response);
 
 /* The webhooks table (migrations/0002_webhooks.sql). */

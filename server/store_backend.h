@@ -12,10 +12,11 @@ struct store_ops {
     int (*tx)(store_conn *c, store_tx_id t);
     int (*session_get)(store_conn *c, const char *id, session_row *out);
     int (*session_insert)(store_conn *c, const session_row *row);
+    /* entropy_json: NULL stores NULL */
     int (*session_update)(store_conn *c, const char *id, int64_t version, const char *head,
-                          const char *state_json, int64_t next_nonce);
+                          const char *state_json, int64_t next_nonce, const char *entropy_json);
     int (*session_seed_update)(store_conn *c, const char *id, const uint8_t seed[32],
-                               const char *commitment);
+                               const char *commitment, int64_t first_nonce);
     int64_t (*session_version)(store_conn *c, const char *id);
     int (*lock_sessions)(store_conn *c, const char (*ids)[33], size_t n, int64_t *versions);
     /* pg_notify(channel, payload), delivered if the transaction commits; SQLite: nothing. */
@@ -30,9 +31,9 @@ struct store_ops {
     int (*event_insert)(store_conn *c, const char *session_id, const event_row *ev,
                         const char *data_json);
     json_t *(*events_page_new)(store_conn *c, const char *session_id, int64_t after, int64_t limit);
-    int (*idem_get)(store_conn *c, const char *session_id, const char *key, uint8_t digest[32],
-                    char **response);
-    int (*idem_insert)(store_conn *c, const char *session_id, const char *key,
+    int (*idem_get)(store_conn *c, const char *session_id, const char *caller, const char *key,
+                    uint8_t digest[32], char **response);
+    int (*idem_insert)(store_conn *c, const char *session_id, const char *caller, const char *key,
                        const uint8_t digest[32], const char *response);
     int (*webhooks_replace)(store_conn *c, const char *session_id, const webhook_list *list);
     /* Calls row for each webhook row (session id order, then position), with the session's
@@ -45,6 +46,9 @@ struct store_ops {
                       int (*fn)(void *arg, const json_t *row), void *arg);
     int (*load_row)(store_conn *c, const store_table_def *t, const json_t *row);
 };
+
+/* Columns of one table at most (export/import), and bits of the masks below. */
+#define STORE_COLUMNS_MAX 32
 
 /* A table as export/import sees it: its columns in order, which are blobs, its key order. */
 struct store_table_def {

@@ -34,17 +34,19 @@ typedef enum {
 } pg_stmt_id;
 
 static const char *const pg_sql[PS_COUNT] = {
-    [PS_SESSION_GET] = "SELECT id, ruleset, ruleset_version, title, sides, visibility, options, "
-                       "dice_mode, dice_seed, dice_commitment, next_nonce, version, head, state, "
-                       "created_at FROM sessions WHERE id = $1",
+    [PS_SESSION_GET] =
+        "SELECT id, ruleset, ruleset_version, title, sides, visibility, options, "
+        "dice_mode, dice_seed, dice_commitment, next_nonce, version, head, state, "
+        "created_at, dice_manual_by, entropy, seed_first_nonce FROM sessions WHERE id = $1",
     [PS_SESSION_INSERT] =
         "INSERT INTO sessions (id, ruleset, ruleset_version, title, sides, visibility, options, "
-        "dice_mode, dice_seed, dice_commitment, next_nonce, version, head, state, created_at) "
-        "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
+        "dice_mode, dice_seed, dice_commitment, next_nonce, version, head, state, created_at, "
+        "dice_manual_by) "
+        "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
     [PS_SESSION_UPDATE] = "UPDATE sessions SET version = $2, head = $3, state = $4, "
-                          "next_nonce = $5 WHERE id = $1",
-    [PS_SESSION_SEED_UPDATE] =
-        "UPDATE sessions SET dice_seed = $2, dice_commitment = $3 WHERE id = $1",
+                          "next_nonce = $5, entropy = $6 WHERE id = $1",
+    [PS_SESSION_SEED_UPDATE] = "UPDATE sessions SET dice_seed = $2, dice_commitment = $3, "
+                               "entropy = NULL, seed_first_nonce = $4 WHERE id = $1",
     [PS_SESSION_VERSION] = "SELECT version FROM sessions WHERE id = $1",
     /* ORDER BY before FOR UPDATE: rows are locked in id order, so two nodes locking
      * overlapping sets of sessions wait for each other instead of deadlocking. */
@@ -58,10 +60,11 @@ static const char *const pg_sql[PS_COUNT] = {
                         "VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
     [PS_EVENTS_PAGE] = "SELECT seq, ts, actor, type, data, prev, hash FROM events "
                        "WHERE session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
+    /* The caller's own key (migrations/postgresql/0003_fair_dice.sql). */
     [PS_IDEM_GET] = "SELECT body_digest, response FROM idempotency "
-                    "WHERE session_id = $1 AND key = $2",
-    [PS_IDEM_INSERT] = "INSERT INTO idempotency (session_id, key, body_digest, response) "
-                       "VALUES ($1, $2, $3, $4)",
+                    "WHERE session_id = $1 AND caller = $2 AND key = $3",
+    [PS_IDEM_INSERT] = "INSERT INTO idempotency (session_id, caller, key, body_digest, response) "
+                       "VALUES ($1, $2, $3, $4, $5)",
 };
 
 static const char *const tx_sql[STORE_TX_COUNT] = {
@@ -386,8 +389,12 @@ static int pg_session_get(store_conn *c, const char *id, session_row *out) {
     copy_value(out->head, sizeof out->head, r, 0, 12);
     out->state = value_json(r, 0, 13);
     copy_value(out->created_at, sizeof out->created_at, r, 0, 14);
+    copy_value(out->manual_by, sizeof out->manual_by, r, 0, 15);
+    bool has_entropy = !PQgetisnull(r, 0, 16);
+    if (has_entropy) out->entropy = value_json(r, 0, 16);
+    out->seed_first_nonce = value_int(r, 0, 17);
     PQclear(r);
-    if (!out->sides || !out->options || !out->state) {
+    if (!out->sides || !out->options || !out->state || (has_entropy && !out->entropy)) {
         session_row_clear(out);
         return -1;
     }
@@ -416,8 +423,9 @@ static int pg_session_insert(store_conn *c, const session_row *row) {
                             version,
                             row->head,
                             state,
-                            row->created_at};
-    int rc = sides && options && state ? run_done(PG(c), PS_SESSION_INSERT, 15, params) : -1;
+                            row->created_at,
+                            row->manual_by[0] ? row->manual_by : NULL};
+    int rc = sides && options && state ? run_done(PG(c), PS_SESSION_INSERT, 16, params) : -1;
     free(sides);
     free(options);
     free(state);
@@ -425,20 +433,21 @@ static int pg_session_insert(store_conn *c, const session_row *row) {
 }
 
 static int pg_session_update(store_conn *c, const char *id, int64_t version, const char *head,
-                             const char *state_json, int64_t next_nonce) {
+                             const char *state_json, int64_t next_nonce, const char *entropy_json) {
     char v[24], n[24];
     snprintf(v, sizeof v, "%" PRId64, version);
     snprintf(n, sizeof n, "%" PRId64, next_nonce);
-    const char *params[] = {id, v, head, state_json, n};
-    return run_done(PG(c), PS_SESSION_UPDATE, 5, params);
+    const char *params[] = {id, v, head, state_json, n, entropy_json};
+    return run_done(PG(c), PS_SESSION_UPDATE, 6, params);
 }
 
 static int pg_session_seed_update(store_conn *c, const char *id, const uint8_t seed[32],
-                                  const char *commitment) {
-    char hex[2 + 64 + 1];
+                                  const char *commitment, int64_t first_nonce) {
+    char hex[2 + 64 + 1], first[24];
     bytea_hex(seed, 32, hex);
-    const char *params[] = {id, hex, commitment};
-    return run_done(PG(c), PS_SESSION_SEED_UPDATE, 3, params);
+    snprintf(first, sizeof first, "%" PRId64, first_nonce);
+    const char *params[] = {id, hex, commitment, first};
+    return run_done(PG(c), PS_SESSION_SEED_UPDATE, 4, params);
 }
 
 static int64_t pg_session_version(store_conn *c, const char *id) {
@@ -541,10 +550,10 @@ static json_t *pg_events_page_new(store_conn *c, const char *session_id, int64_t
     return list;
 }
 
-static int pg_idem_get(store_conn *c, const char *session_id, const char *key, uint8_t digest[32],
-                       char **response) {
-    const char *params[] = {session_id, key};
-    PGresult *r = run(PG(c), PS_IDEM_GET, 2, params);
+static int pg_idem_get(store_conn *c, const char *session_id, const char *caller, const char *key,
+                       uint8_t digest[32], char **response) {
+    const char *params[] = {session_id, caller, key};
+    PGresult *r = run(PG(c), PS_IDEM_GET, 3, params);
     if (!r) return -1;
     int found = 0;
     if (PQntuples(r) == 1 && bytea_get(r, 0, 0, digest, 32) == 0) {
@@ -555,12 +564,12 @@ static int pg_idem_get(store_conn *c, const char *session_id, const char *key, u
     return found;
 }
 
-static int pg_idem_insert(store_conn *c, const char *session_id, const char *key,
-                          const uint8_t digest[32], const char *response) {
+static int pg_idem_insert(store_conn *c, const char *session_id, const char *caller,
+                          const char *key, const uint8_t digest[32], const char *response) {
     char hex[2 + 64 + 1];
     bytea_hex(digest, 32, hex);
-    const char *params[] = {session_id, key, hex, response};
-    return run_done(PG(c), PS_IDEM_INSERT, 4, params);
+    const char *params[] = {session_id, caller, key, hex, response};
+    return run_done(PG(c), PS_IDEM_INSERT, 5, params);
 }
 
 /* Rare: not prepared. */
@@ -616,7 +625,7 @@ static int pg_webhooks_rows(store_conn *c,
 static int pg_dump_table(store_conn *c, const store_table_def *t,
                          int (*fn)(void *arg, const json_t *row), void *arg) {
     pgstore_conn *p = PG(c);
-    char sql[512];
+    char sql[1024];
     size_t len = (size_t)snprintf(sql, sizeof sql, "SELECT ");
     for (int i = 0; t->columns[i]; i++)
         len += (size_t)snprintf(sql + len, sizeof sql - len, "%s%s", i ? ", " : "", t->columns[i]);
@@ -662,7 +671,7 @@ static int pg_dump_table(store_conn *c, const store_table_def *t,
 }
 
 static int pg_load_row(store_conn *c, const store_table_def *t, const json_t *row) {
-    char sql[512];
+    char sql[1024];
     size_t len = (size_t)snprintf(sql, sizeof sql, "INSERT INTO %s (", t->name);
     int n = 0;
     for (; t->columns[n]; n++)
@@ -671,9 +680,9 @@ static int pg_load_row(store_conn *c, const store_table_def *t, const json_t *ro
     for (int i = 0; i < n; i++)
         len += (size_t)snprintf(sql + len, sizeof sql - len, "%s$%d", i ? ", " : "", i + 1);
     snprintf(sql + len, sizeof sql - len, ")");
-    const char *params[16] = {0};
-    char *owned[16] = {0};
-    int rc = n <= 16 ? 0 : -1;
+    const char *params[STORE_COLUMNS_MAX] = {0};
+    char *owned[STORE_COLUMNS_MAX] = {0};
+    int rc = n <= STORE_COLUMNS_MAX ? 0 : -1;
     for (int i = 0; i < n && rc == 0; i++) {
         const json_t *v = json_object_get(row, t->columns[i]);
         if (!v || json_is_null(v)) continue;
@@ -704,7 +713,7 @@ static int pg_load_row(store_conn *c, const store_table_def *t, const json_t *ro
         rc = r ? 0 : -1;
         PQclear(r);
     }
-    for (int i = 0; i < 16; i++)
+    for (int i = 0; i < STORE_COLUMNS_MAX; i++)
         free(owned[i]);
     return rc;
 }

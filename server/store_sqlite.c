@@ -1,13 +1,17 @@
 /* The SQLite backend of server/store.h: one file, prepared statements cached per connection. */
 #include "server/crypto.h"
+#include "server/log.h"
 #include "server/migrate.h"
 #include "server/store_backend.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 typedef enum {
     ST_SESSION_GET,
@@ -48,17 +52,19 @@ sqlite3 *store_sqlite_db(store_conn *c) {
 
 /* Indexed by store_stmt_id. */
 static const char *const stmt_sql[ST_COUNT] = {
-    [ST_SESSION_GET] = "SELECT id, ruleset, ruleset_version, title, sides, visibility, options, "
-                       "dice_mode, dice_seed, dice_commitment, next_nonce, version, head, state, "
-                       "created_at FROM sessions WHERE id = ?1",
+    [ST_SESSION_GET] =
+        "SELECT id, ruleset, ruleset_version, title, sides, visibility, options, "
+        "dice_mode, dice_seed, dice_commitment, next_nonce, version, head, state, "
+        "created_at, dice_manual_by, entropy, seed_first_nonce FROM sessions WHERE id = ?1",
     [ST_SESSION_INSERT] =
         "INSERT INTO sessions (id, ruleset, ruleset_version, title, sides, visibility, options, "
-        "dice_mode, dice_seed, dice_commitment, next_nonce, version, head, state, created_at) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+        "dice_mode, dice_seed, dice_commitment, next_nonce, version, head, state, created_at, "
+        "dice_manual_by) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
     [ST_SESSION_UPDATE] = "UPDATE sessions SET version = ?2, head = ?3, state = ?4, "
-                          "next_nonce = ?5 WHERE id = ?1",
-    [ST_SESSION_SEED_UPDATE] =
-        "UPDATE sessions SET dice_seed = ?2, dice_commitment = ?3 WHERE id = ?1",
+                          "next_nonce = ?5, entropy = ?6 WHERE id = ?1",
+    [ST_SESSION_SEED_UPDATE] = "UPDATE sessions SET dice_seed = ?2, dice_commitment = ?3, "
+                               "entropy = NULL, seed_first_nonce = ?4 WHERE id = ?1",
     [ST_SESSION_VERSION] = "SELECT version FROM sessions WHERE id = ?1",
     [ST_TOKEN_INSERT] = "INSERT INTO tokens (session_id, role, digest) VALUES (?1, ?2, ?3)",
     [ST_TOKENS_OF_SESSION] = "SELECT role, digest FROM tokens WHERE session_id = ?1",
@@ -66,10 +72,11 @@ static const char *const stmt_sql[ST_COUNT] = {
                         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     [ST_EVENTS_PAGE] = "SELECT seq, ts, actor, type, data, prev, hash FROM events "
                        "WHERE session_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
+    /* The caller's own key (migrations/0003_fair_dice.sql). */
     [ST_IDEM_GET] = "SELECT body_digest, response FROM idempotency "
-                    "WHERE session_id = ?1 AND key = ?2",
-    [ST_IDEM_INSERT] = "INSERT INTO idempotency (session_id, key, body_digest, response) "
-                       "VALUES (?1, ?2, ?3, ?4)",
+                    "WHERE session_id = ?1 AND caller = ?2 AND key = ?3",
+    [ST_IDEM_INSERT] = "INSERT INTO idempotency (session_id, caller, key, body_digest, response) "
+                       "VALUES (?1, ?2, ?3, ?4, ?5)",
     [ST_BEGIN] = "BEGIN IMMEDIATE",
     [ST_SNAPSHOT] = "BEGIN",
     [ST_COMMIT] = "COMMIT",
@@ -95,6 +102,25 @@ static int make_parent_dirs(const char *path) {
     return mkdir(dir, 0700) != 0 && errno != EEXIST ? -1 : 0;
 }
 
+/* Creates the database file 0600 when it does not exist yet: it holds every session's secret
+ * dice seed and the token digests (SQLite would create it 0644, and its -wal and -shm files take
+ * the database file's mode). An existing file keeps its mode; one that others may read is
+ * named in the log. */
+static int create_private_file(const char *path) {
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd >= 0) return close(fd);
+    if (errno != EEXIST) return -1;
+    /* Once per process: the writer, the checkpointer and the readers each open the file. */
+    static atomic_bool warned;
+    struct stat st;
+    if (stat(path, &st) == 0 && (st.st_mode & 077) && !atomic_exchange(&warned, true))
+        log_msg(LOG_WARN,
+                "%s may be read by other users (mode %03o): it holds the secret dice seeds; "
+                "chmod 600 it (and its -wal and -shm files)",
+                path, (unsigned)(st.st_mode & 0777));
+    return 0;
+}
+
 static void sq_close(store_conn *c) {
     sqlite_conn *s = (sqlite_conn *)c;
     for (int i = 0; i < ST_COUNT; i++)
@@ -111,6 +137,10 @@ store_conn *store_sqlite_open(const char *path, const char *synchronous, int64_t
                               char *err, size_t errlen) {
     if (make_parent_dirs(path) != 0) {
         snprintf(err, errlen, "cannot create the directory of %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    if (strcmp(path, ":memory:") != 0 && path[0] && create_private_file(path) != 0) {
+        snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
         return NULL;
     }
     sqlite_conn *s = calloc(1, sizeof *s);
@@ -215,8 +245,12 @@ static int sq_session_get(store_conn *c, const char *id, session_row *out) {
     copy_text(out->head, sizeof out->head, st, 12);
     out->state = column_json(st, 13);
     copy_text(out->created_at, sizeof out->created_at, st, 14);
+    copy_text(out->manual_by, sizeof out->manual_by, st, 15);
+    bool has_entropy = sqlite3_column_type(st, 16) != SQLITE_NULL;
+    if (has_entropy) out->entropy = column_json(st, 16);
+    out->seed_first_nonce = sqlite3_column_int64(st, 17);
     sqlite3_reset(st);
-    if (!out->sides || !out->options || !out->state) {
+    if (!out->sides || !out->options || !out->state || (has_entropy && !out->entropy)) {
         session_row_clear(out);
         return -1;
     }
@@ -244,6 +278,7 @@ static int sq_session_insert(store_conn *c, const session_row *r) {
         sqlite3_bind_text(st, 13, r->head, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 14, state, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 15, r->created_at, -1, SQLITE_STATIC);
+        if (r->manual_by[0]) sqlite3_bind_text(st, 16, r->manual_by, -1, SQLITE_STATIC);
         rc = step_done(st);
     }
     free(sides);
@@ -253,7 +288,7 @@ static int sq_session_insert(store_conn *c, const session_row *r) {
 }
 
 static int sq_session_update(store_conn *c, const char *id, int64_t version, const char *head,
-                             const char *state_json, int64_t next_nonce) {
+                             const char *state_json, int64_t next_nonce, const char *entropy_json) {
     sqlite3_stmt *st = stmt(c, ST_SESSION_UPDATE);
     if (!st) return -1;
     sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
@@ -261,16 +296,21 @@ static int sq_session_update(store_conn *c, const char *id, int64_t version, con
     sqlite3_bind_text(st, 3, head, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 4, state_json, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 5, next_nonce);
+    if (entropy_json)
+        sqlite3_bind_text(st, 6, entropy_json, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, 6);
     return step_done(st);
 }
 
 static int sq_session_seed_update(store_conn *c, const char *id, const uint8_t seed[32],
-                                  const char *commitment) {
+                                  const char *commitment, int64_t first_nonce) {
     sqlite3_stmt *st = stmt(c, ST_SESSION_SEED_UPDATE);
     if (!st) return -1;
     sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
     sqlite3_bind_blob(st, 2, seed, 32, SQLITE_STATIC);
     sqlite3_bind_text(st, 3, commitment, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 4, first_nonce);
     return step_done(st);
 }
 
@@ -371,12 +411,13 @@ static json_t *sq_events_page_new(store_conn *c, const char *session_id, int64_t
     return list;
 }
 
-static int sq_idem_get(store_conn *c, const char *session_id, const char *key, uint8_t digest[32],
-                       char **response) {
+static int sq_idem_get(store_conn *c, const char *session_id, const char *caller, const char *key,
+                       uint8_t digest[32], char **response) {
     sqlite3_stmt *st = stmt(c, ST_IDEM_GET);
     if (!st) return -1;
     sqlite3_bind_text(st, 1, session_id, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, caller, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, key, -1, SQLITE_STATIC);
     int rc = sqlite3_step(st);
     int found = 0;
     if (rc == SQLITE_ROW && sqlite3_column_bytes(st, 0) == 32) {
@@ -390,14 +431,15 @@ static int sq_idem_get(store_conn *c, const char *session_id, const char *key, u
     return found;
 }
 
-static int sq_idem_insert(store_conn *c, const char *session_id, const char *key,
-                          const uint8_t digest[32], const char *response) {
+static int sq_idem_insert(store_conn *c, const char *session_id, const char *caller,
+                          const char *key, const uint8_t digest[32], const char *response) {
     sqlite3_stmt *st = stmt(c, ST_IDEM_INSERT);
     if (!st) return -1;
     sqlite3_bind_text(st, 1, session_id, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
-    sqlite3_bind_blob(st, 3, digest, 32, SQLITE_STATIC);
-    sqlite3_bind_text(st, 4, response, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, caller, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, key, -1, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 4, digest, 32, SQLITE_STATIC);
+    sqlite3_bind_text(st, 5, response, -1, SQLITE_STATIC);
     return step_done(st);
 }
 
@@ -452,7 +494,7 @@ static int sq_webhooks_rows(store_conn *c,
 
 static int sq_dump_table(store_conn *c, const store_table_def *t,
                          int (*fn)(void *arg, const json_t *row), void *arg) {
-    char sql[512];
+    char sql[1024];
     size_t len = (size_t)snprintf(sql, sizeof sql, "SELECT ");
     for (int i = 0; t->columns[i]; i++)
         len += (size_t)snprintf(sql + len, sizeof sql - len, "%s%s", i ? ", " : "", t->columns[i]);
@@ -489,7 +531,7 @@ static int sq_dump_table(store_conn *c, const store_table_def *t,
 }
 
 static int sq_load_row(store_conn *c, const store_table_def *t, const json_t *row) {
-    char sql[512];
+    char sql[1024];
     size_t len = (size_t)snprintf(sql, sizeof sql, "INSERT INTO %s (", t->name);
     int n = 0;
     for (; t->columns[n]; n++)

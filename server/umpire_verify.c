@@ -3,9 +3,12 @@
  *   umpire-verify FILE.jsonl [--head HEX]
  *
  * FILE is GET /v1/sessions/{id}/log?format=jsonl, one event per line ("-" reads stdin). --head is
- * the chain head the reader holds from an earlier answer: the log must contain it. Prints the
- * same report as GET /v1/sessions/{id}/verify; exits 0 when the log verifies, 1 when it does
- * not, 2 when the file cannot be read or the arguments are wrong. */
+ * the chain head the reader holds from an earlier answer: the log must contain it (without it,
+ * the report's notes say that a cut or rewritten log would still verify). Prints the same report
+ * as GET /v1/sessions/{id}/verify, with the dice checked and those not yet checkable; exits 0
+ * when the log verifies, 1 when it does not (a line with a member beyond the seven of an event,
+ * or a NUL in any string, is refused: C code would read such a string only up to the NUL), 2
+ * when the file cannot be read or the arguments are wrong. */
 #include "server/verify.h"
 
 #include <jansson.h>

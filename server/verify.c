@@ -1,11 +1,13 @@
 #include "server/verify.h"
 
 #include "protocol/api_error.h"
+#include "protocol/utf8.h"
 #include "rules/ruleset.h"
 #include "server/chain.h"
 #include "server/crypto.h"
 #include "server/dice_fair.h"
 #include "server/dice_source.h"
+#include "server/entropy.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,6 +19,7 @@ typedef struct pending_die {
     int64_t seq;
     uint64_t nonce;
     int sides, value;
+    char entropy[65]; /* the players' entropy in force when it was rolled ("" for none) */
 } pending_die;
 
 typedef enum { MODE_UNKNOWN, MODE_SERVER, MODE_SEEDED, MODE_MANUAL } dice_mode_v;
@@ -41,6 +44,11 @@ struct verifier {
     bool seed_known;
     char commitment[65];
     uint64_t next_nonce;
+    bool manual_by_referee;
+    /* players' entropy in force: {role: seed} and its digest (server/entropy.h), and the next
+     * nonce when each role last contributed ({role: n}) */
+    json_t *in_force, *contributed_at;
+    char entropy[65];
     pending_die *pending;
     size_t npending, cap_pending;
     /* events an action produced beyond its own, still to be matched */
@@ -62,6 +70,8 @@ void verifier_free(verifier *v) {
     json_decref(v->options);
     json_decref(v->sides);
     json_decref(v->state);
+    json_decref(v->in_force);
+    json_decref(v->contributed_at);
     json_decref(v->expected_extra);
     free(v->pending);
     free(v);
@@ -82,6 +92,9 @@ static void fail(verifier *v, int64_t seq, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(v->reason, sizeof v->reason, fmt, ap);
     va_end(ap);
+    /* The reason quotes the log (a parser's message about a line, a name): bytes that are not
+     * UTF-8, or a character cut at the end, would make the report unrepresentable in JSON. */
+    utf8_sanitize(v->reason);
 }
 
 static const char *str(const json_t *obj, const char *key) {
@@ -98,6 +111,14 @@ static void start_session(verifier *v, int64_t seq, const json_t *data) {
         fail(v, seq, "session_created lacks id, ruleset, sides or dice.mode");
         return;
     }
+    size_t i;
+    json_t *side;
+    json_array_foreach(json_object_get(data, "sides"), i, side) {
+        if (!json_is_string(side)) {
+            fail(v, seq, "session_created lists a side that is not a name");
+            return;
+        }
+    }
     snprintf(v->session_id, sizeof v->session_id, "%s", id);
     v->rs = ruleset_find(rs);
     if (!v->rs) {
@@ -111,6 +132,15 @@ static void start_session(verifier *v, int64_t seq, const json_t *data) {
     if (v->mode == MODE_UNKNOWN) {
         fail(v, seq, "unknown dice mode '%s'", mode);
         return;
+    }
+    const json_t *manual_by = json_object_get(dice, "manual_by");
+    if (manual_by) {
+        if (v->mode != MODE_MANUAL || !json_is_string(manual_by) ||
+            strcmp(json_string_value(manual_by), "referee") != 0) {
+            fail(v, seq, "dice.manual_by is set, but not to \"referee\" in manual mode");
+            return;
+        }
+        v->manual_by_referee = true;
     }
     if (v->mode != MODE_MANUAL) {
         if (!commitment || strlen(commitment) != 64) {
@@ -148,9 +178,10 @@ static void start_session(verifier *v, int64_t seq, const json_t *data) {
 
 /* ---- dice --------------------------------------------------------------------------------- */
 
-static bool die_matches_seed(const verifier *v, const uint8_t seed[32], uint64_t nonce, int sides,
-                             int value) {
-    return (int)dice_fair_roll(seed, v->session_id, nonce, (uint32_t)sides) == value;
+/* The die the seed gives for this nonce, with the entropy that was in force. */
+static int fair_die(const verifier *v, const uint8_t seed[32], uint64_t nonce, int sides,
+                    const char *entropy) {
+    return (int)dice_fair_roll_mixed(seed, v->session_id, nonce, entropy, (uint32_t)sides);
 }
 
 static int add_pending(verifier *v, int64_t seq, uint64_t nonce, int sides, int value) {
@@ -161,7 +192,9 @@ static int add_pending(verifier *v, int64_t seq, uint64_t nonce, int sides, int 
         v->pending = p;
         v->cap_pending = cap;
     }
-    v->pending[v->npending++] = (pending_die){seq, nonce, sides, value};
+    pending_die *d = &v->pending[v->npending++];
+    *d = (pending_die){seq, nonce, sides, value, ""};
+    memcpy(d->entropy, v->entropy, sizeof d->entropy);
     return 0;
 }
 
@@ -173,10 +206,10 @@ static void check_dice(verifier *v, int64_t seq, const dice_source *ds) {
         int sides, value;
         dice_source_die(ds, i, &nonce, &sides, &value);
         if (v->seed_known) {
-            if (!die_matches_seed(v, v->seed, nonce, sides, value))
+            int want = fair_die(v, v->seed, nonce, sides, v->entropy);
+            if (want != value)
                 fail(v, seq, "die with nonce %llu shows %d, but the seed gives %d",
-                     (unsigned long long)nonce, value,
-                     (int)dice_fair_roll(v->seed, v->session_id, nonce, (uint32_t)sides));
+                     (unsigned long long)nonce, value, want);
             v->dice_checked++;
         } else if (add_pending(v, seq, nonce, sides, value) != 0) {
             fail(v, seq, "out of memory");
@@ -217,16 +250,92 @@ static void reveal(verifier *v, int64_t seq, const json_t *data) {
     }
     for (size_t i = 0; i < v->npending; i++) {
         const pending_die *d = &v->pending[i];
-        if (!die_matches_seed(v, seed, d->nonce, d->sides, d->value)) {
+        int want = fair_die(v, seed, d->nonce, d->sides, d->entropy);
+        if (want != d->value) {
             fail(v, d->seq, "die with nonce %llu shows %d, but the revealed seed gives %d",
-                 (unsigned long long)d->nonce, d->value,
-                 (int)dice_fair_roll(seed, v->session_id, d->nonce, (uint32_t)d->sides));
+                 (unsigned long long)d->nonce, d->value, want);
             return;
         }
         v->dice_checked++;
     }
     v->npending = 0;
     memcpy(v->commitment, next, 65);
+    /* The fresh seed was drawn after the contributions were known: they end here. */
+    json_decref(v->in_force);
+    v->in_force = NULL;
+    json_decref(v->contributed_at);
+    v->contributed_at = NULL;
+    v->entropy[0] = '\0';
+}
+
+/* ---- players' entropy --------------------------------------------------------------------- */
+
+static bool actor_known(const verifier *v, const char *actor) {
+    if (strcmp(actor, "referee") == 0) return true;
+    size_t i;
+    json_t *s;
+    json_array_foreach(v->sides, i, s) {
+        if (strncmp(actor, "side:", 5) == 0 && json_is_string(s) &&
+            strcmp(json_string_value(s), actor + 5) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* entropy_contributed {role, seed, in_force, digest}: the actor's own contribution, added to
+ * those in force, with the digest every later die's message carries. */
+static void contribute(verifier *v, int64_t seq, const char *actor, const json_t *data) {
+    static const char *const members[] = {"role", "seed", "in_force", "digest", NULL};
+    const char *role = str(data, "role"), *seed = str(data, "seed"), *digest = str(data, "digest");
+    const json_t *in_force = json_object_get(data, "in_force");
+    if (v->mode == MODE_MANUAL) {
+        fail(v, seq, "a contribution to the dice in manual mode");
+        return;
+    }
+    size_t known = 0;
+    for (size_t i = 0; members[i]; i++)
+        known += json_object_get(data, members[i]) != NULL;
+    if (!role || !seed || !digest || !json_is_object(in_force) || json_object_size(data) != known) {
+        fail(v, seq, "entropy_contributed has other members than role, seed, in_force, digest");
+        return;
+    }
+    if (strcmp(role, actor) != 0 || !actor_known(v, actor)) {
+        fail(v, seq, "a contribution is made by '%s' in the name of '%s'", actor, role);
+        return;
+    }
+    if (!entropy_seed_valid(seed, json_string_length(json_object_get(data, "seed")))) {
+        fail(v, seq, "a contribution is not 1 to 64 printable ASCII characters");
+        return;
+    }
+    const json_t *at = json_object_get(v->contributed_at, role);
+    if (at && (uint64_t)json_integer_value(at) == v->next_nonce) {
+        fail(v, seq, "'%s' contributed twice with no die rolled between", role);
+        return;
+    }
+    if (!v->contributed_at) v->contributed_at = json_object();
+    if (!v->contributed_at ||
+        json_object_set_new(v->contributed_at, role, json_integer((json_int_t)v->next_nonce))) {
+        fail(v, seq, "out of memory");
+        return;
+    }
+    json_t *expected = v->in_force ? json_copy(v->in_force) : json_object();
+    if (!expected || json_object_set_new(expected, role, json_string(seed)) != 0) {
+        json_decref(expected);
+        fail(v, seq, "out of memory");
+        return;
+    }
+    char want[65];
+    if (!json_equal(expected, in_force)) {
+        fail(v, seq, "in_force is not the contributions before it plus this one");
+    } else if (entropy_digest_of_in_force(expected, want) != 0 || strcmp(want, digest) != 0) {
+        fail(v, seq, "the digest is not the SHA-256 of the contributions in force");
+    } else {
+        json_decref(v->in_force);
+        v->in_force = expected;
+        expected = NULL;
+        memcpy(v->entropy, want, sizeof want);
+    }
+    json_decref(expected);
 }
 
 /* ---- actions ------------------------------------------------------------------------------ */
@@ -250,14 +359,7 @@ static const char *check_actor(const verifier *v, const char *actor, const json_
                                const json_t **unit) {
     *unit = NULL;
     bool side = strncmp(actor, "side:", 5) == 0;
-    if (strcmp(actor, "referee") != 0) {
-        bool known = false;
-        size_t i;
-        json_t *s;
-        json_array_foreach(v->sides, i, s) known |=
-            side && strcmp(json_string_value(s), actor + 5) == 0;
-        if (!known) return "the actor is neither the referee nor a side of the session";
-    }
+    if (!actor_known(v, actor)) return "the actor is neither the referee nor a side of the session";
     const char *unit_id = str(action, "unit");
     if (!unit_id) return NULL;
     *unit = rules_state_unit(v->state, unit_id);
@@ -265,6 +367,12 @@ static const char *check_actor(const verifier *v, const char *actor, const json_
     if (side && strcmp(str(*unit, "side") ? str(*unit, "side") : "", actor + 5) != 0)
         return "a side acted with a unit of another side";
     return NULL;
+}
+
+/* dice.manual_by "referee": a side never types dice. */
+static bool dice_typed_by_side(const verifier *v, const char *actor, const json_t *data) {
+    return v->manual_by_referee && strcmp(actor, "referee") != 0 &&
+           json_array_size(json_object_get(data, "dice")) > 0;
 }
 
 static void readjudicate(verifier *v, int64_t seq, const char *type, const char *actor,
@@ -278,6 +386,8 @@ static void readjudicate(verifier *v, int64_t seq, const char *type, const char 
     }
     const json_t *unit;
     const char *why = check_actor(v, actor, action, &unit);
+    if (!why && dice_typed_by_side(v, actor, data))
+        why = "a side typed the dice in a session where only the referee types them";
     if (why) {
         fail(v, seq, "%s", why);
         return;
@@ -359,11 +469,49 @@ void verifier_feed_unreadable(verifier *v, const char *why) {
     fail(v, v->last_seq + 1, "entry after seq %lld is unreadable: %s", (long long)v->last_seq, why);
 }
 
+/* True when a string anywhere in v (keys too) holds a NUL: C code, the hash among it, would read
+ * such a string only up to the NUL, so "side:knight\u0000x" would verify as "side:knight". */
+static bool holds_nul(const json_t *v) {
+    if (json_is_string(v)) return strlen(json_string_value(v)) != json_string_length(v);
+    size_t i;
+    const char *key;
+    json_t *x;
+    if (json_is_array(v)) json_array_foreach(v, i, x) {
+            if (holds_nul(x)) return true;
+        }
+    if (json_is_object(v)) json_object_foreach((json_t *)v, key, x) {
+            if (holds_nul(x)) return true;
+        }
+    return false;
+}
+
+/* Exactly the members of an event line: anything else would be read by some readers and not
+ * hashed. */
+static bool only_event_members(const json_t *event) {
+    static const char *const members[] = {"seq", "ts", "actor", "type", "data", "prev", "hash"};
+    size_t known = 0;
+    for (size_t i = 0; i < sizeof members / sizeof members[0]; i++)
+        known += json_object_get(event, members[i]) != NULL;
+    return json_is_object(event) && json_object_size(event) == known;
+}
+
 void verifier_feed(verifier *v, const json_t *event) {
     v->events++;
     const char *hash = str(event, "hash");
     if (hash && v->expect_head && strcmp(hash, v->client_head) == 0) v->head_seen = true;
     if (v->failed) return;
+    if (!only_event_members(event)) {
+        fail(v, v->last_seq + 1,
+             "event %lld has a member other than seq, ts, actor, type, data, "
+             "prev and hash",
+             (long long)(v->last_seq + 1));
+        return;
+    }
+    if (holds_nul(event)) {
+        fail(v, v->last_seq + 1, "event %lld holds a NUL character in a string",
+             (long long)(v->last_seq + 1));
+        return;
+    }
     json_t *jseq = json_object_get(event, "seq");
     const char *ts = str(event, "ts"), *actor = str(event, "actor"), *type = str(event, "type"),
                *prev = str(event, "prev");
@@ -401,7 +549,12 @@ void verifier_feed(verifier *v, const json_t *event) {
     } else if (v->expected_extra) {
         match_extra(v, seq, type, data);
     } else if (strcmp(type, "dice_seed_revealed") == 0) {
-        reveal(v, seq, data);
+        if (!actor_known(v, actor))
+            fail(v, seq, "the dice seed is revealed by '%s', not the referee or a side", actor);
+        else
+            reveal(v, seq, data);
+    } else if (strcmp(type, "entropy_contributed") == 0) {
+        contribute(v, seq, actor, data);
     } else if (strcmp(type, "session_created") == 0) {
         fail(v, seq, "a second session_created");
     } else {
@@ -429,14 +582,46 @@ void verifier_finish(verifier *v, int64_t stored_version, const char *stored_hea
         fail(v, v->last_seq, "the session's head is not the hash of its last event");
 }
 
+void verifier_check_dice_state(verifier *v, int64_t next_nonce, const char *entropy_digest,
+                               bool manual_by_referee) {
+    if (v->mode == MODE_UNKNOWN) return; /* no session_created: already failed */
+    if (v->mode != MODE_MANUAL && (uint64_t)next_nonce != v->next_nonce)
+        fail(v, v->last_seq, "the session's next nonce is %lld but the log used nonces up to %llu",
+             (long long)next_nonce, (unsigned long long)(v->next_nonce - 1));
+    else if (strcmp(entropy_digest ? entropy_digest : "", v->entropy) != 0)
+        fail(v, v->last_seq,
+             "the session's players' entropy in force is not the one its log leaves in force");
+    else if (manual_by_referee != v->manual_by_referee)
+        fail(v, v->last_seq,
+             "the session's dice.manual_by is not the one its log was created with");
+}
+
 bool verifier_ok(const verifier *v) {
     return !v->failed;
 }
 
 json_t *verifier_report_new(const verifier *v) {
-    return json_pack("{s:b, s:I, s:s, s:o, s:o, s:I, s:I}", "ok", !v->failed, "events",
-                     (json_int_t)v->events, "head", v->verified_head, "first_bad_seq",
+    /* What was NOT checked, said as plainly as what was. */
+    json_t *notes = json_array();
+    char line[256];
+    if (!v->expect_head)
+        json_array_append_new(notes,
+                              json_string("No head was given: a log cut short or rewritten after "
+                                          "you last saw it would still verify. Pass the head "
+                                          "from your last answer."));
+    if (v->npending) {
+        snprintf(line, sizeof line,
+                 "%zu %s rolled under a seed not yet revealed; %s can be checked after the next "
+                 "reveal.",
+                 v->npending, v->npending == 1 ? "die was" : "dice were",
+                 v->npending == 1 ? "it" : "they");
+        json_array_append_new(notes, json_string(line));
+    }
+    return json_pack("{s:b, s:I, s:s, s:o, s:o, s:I, s:I, s:I, s:b, s:o}", "ok", !v->failed,
+                     "events", (json_int_t)v->events, "head", v->verified_head, "first_bad_seq",
                      v->failed ? json_integer(v->first_bad_seq) : json_null(), "reason",
                      v->failed ? json_string(v->reason) : json_null(), "dice_checked",
-                     (json_int_t)v->dice_checked, "actions_readjudicated", (json_int_t)v->actions);
+                     (json_int_t)v->dice_checked, "dice_unchecked", (json_int_t)v->npending,
+                     "actions_readjudicated", (json_int_t)v->actions, "head_checked",
+                     v->expect_head && v->head_seen, "notes", notes);
 }

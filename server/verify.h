@@ -4,8 +4,9 @@
  *  1. the chain: seq contiguous from 1, each prev the previous hash, each hash recomputed
  *     (JCS + SHA-256, server/chain.c);
  *  2. the dice: every die whose seed is known (seeded mode from event 1, server mode once a
- *     later dice_seed_revealed publishes it) is recomputed from its nonce, and each revealed
- *     seed is checked against the commitment published before it;
+ *     later dice_seed_revealed publishes it) is recomputed from its nonce and the players'
+ *     entropy in force when it was rolled (each entropy_contributed checked in turn), and each
+ *     revealed seed is checked against the commitment published before it;
  *  3. the rules: every action is re-adjudicated — its rules module runs again on the state
  *     before it, with the logged dice, and must give the same dice, result, summary and events.
  *
@@ -30,8 +31,18 @@ void verifier_feed(verifier *v, const json_t *event);
 void verifier_feed_unreadable(verifier *v, const char *why);
 /* Ends the log. stored_version/stored_head: the projection the store claims (version < 0: none). */
 void verifier_finish(verifier *v, int64_t stored_version, const char *stored_head);
+/* After verifier_finish, with a stored session row at hand: the dice state the store claims must
+ * be the log's (a row edited beside its log would roll later dice from the wrong nonce or with
+ * the wrong entropy, which nobody could check until a reveal). next_nonce: the next nonce;
+ * entropy_digest: the digest of the contributions in force ("" for none); manual_by_referee:
+ * dice.manual_by is "referee". Fails the verdict when one differs. */
+void verifier_check_dice_state(verifier *v, int64_t next_nonce, const char *entropy_digest,
+                               bool manual_by_referee);
 bool verifier_ok(const verifier *v);
-/* {"ok","events","head","first_bad_seq","reason","dice_checked","actions_readjudicated"} */
+/* {"ok","events","head","first_bad_seq","reason","dice_checked","dice_unchecked",
+ * "actions_readjudicated","head_checked","notes"}: dice_unchecked counts the dice rolled under a
+ * server seed not yet revealed; head_checked is true when a head was expected and found; notes
+ * are sentences for the reader on what could not be checked. */
 json_t *verifier_report_new(const verifier *v);
 
 #endif

@@ -120,7 +120,15 @@ static void read_answered(webhooks *w) {
 
 /* ---- reading what to send ------------------------------------------------------------------ */
 
-/* A line for an event without a summary of its own (session_created, dice_seed_revealed). */
+/* "the referee", or the side's name, for a role ("side:<name>"). */
+static const char *role_words(const char *role) {
+    if (!role) return "Someone";
+    if (strcmp(role, "referee") == 0) return "The referee";
+    return strncmp(role, "side:", 5) == 0 ? role + 5 : role;
+}
+
+/* A line for an event without a summary of its own (session_created, dice_seed_revealed,
+ * entropy_contributed). */
 static void fallback_line(const char *type, const json_t *data, int64_t seq, char *out,
                           size_t cap) {
     if (strcmp(type, "session_created") == 0)
@@ -129,10 +137,13 @@ static void fallback_line(const char *type, const json_t *data, int64_t seq, cha
                  json_string_value(json_object_get(data, "ruleset")) ?: "?");
     else if (strcmp(type, "dice_seed_revealed") == 0)
         snprintf(out, cap,
-                 "The referee revealed the dice seed (commitment %.16s...); dice up to "
-                 "nonce %lld can now be checked",
+                 "The dice seed was revealed (commitment %.16s...); dice up to nonce %lld can now "
+                 "be checked",
                  json_string_value(json_object_get(data, "commitment")) ?: "?",
                  (long long)json_integer_value(json_object_get(data, "last_nonce")));
+    else if (strcmp(type, "entropy_contributed") == 0)
+        snprintf(out, cap, "%s added their own entropy to the dice, in force from the next die",
+                 role_words(json_string_value(json_object_get(data, "role"))));
     else
         snprintf(out, cap, "%s (event %lld)", type, (long long)seq);
 }

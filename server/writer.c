@@ -158,7 +158,8 @@ static void run_batch(writer *w, write_job *batch) {
          * never acknowledge it (session_write checks too, before touching its cache). */
         if (alloc_guard_failed() && j->status >= 200 && j->status <= 299) set_storage_error(j);
         if (!savepoints) {
-            if (j->status >= 500) failed = true; /* it may have written part of its changes */
+            /* it may have written part of its changes */
+            if (j->status >= 500 && !j->untouched) failed = true;
             continue;
         }
         if ((j->status < 200 || j->status > 299 || j->replayed) &&

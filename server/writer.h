@@ -8,13 +8,20 @@
 
 #include "protocol/requests.h"
 #include "protocol/webhook_request.h"
+#include "server/entropy.h"
 #include "server/store.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <uv.h>
 
-typedef enum { WRITE_CREATE_SESSION, WRITE_ACTION, WRITE_REVEAL, WRITE_WEBHOOKS } write_kind;
+typedef enum {
+    WRITE_CREATE_SESSION,
+    WRITE_ACTION,
+    WRITE_REVEAL,
+    WRITE_WEBHOOKS,
+    WRITE_ENTROPY
+} write_kind;
 
 typedef struct write_job {
     write_kind kind;
@@ -23,6 +30,9 @@ typedef struct write_job {
     create_request create;  /* WRITE_CREATE_SESSION */
     action_envelope action; /* WRITE_ACTION */
     webhook_list *webhooks; /* WRITE_WEBHOOKS: owned (a pointer: 16 KiB is not for every job) */
+    char entropy_seed[ENTROPY_SEED_MAX + 1]; /* WRITE_ENTROPY: the caller's contribution */
+    bool has_expect_version;                 /* WRITE_ENTROPY (actions: in action) */
+    int64_t expect_version;
     bool has_idempotency_key;
     char idempotency_key[IDEMPOTENCY_KEY_MAX + 1];
     uint8_t body_digest[32];
@@ -32,6 +42,7 @@ typedef struct write_job {
     char *body; /* owned, malloc'd */
     size_t body_len;
     bool replayed;   /* an idempotent replay of a stored answer */
+    bool untouched;  /* a 5xx answered before the job wrote anything: its batch may commit */
     int64_t version; /* the session's version after the job (WRITE_WEBHOOKS: when the list was
                       * stored); 0 when it failed */
 

@@ -78,9 +78,10 @@ json_t *hm_combat_encode(const void *action) {
     return o;
 }
 
-/* The hits of one side: given, or rolled when options.hits says so. */
-static int hits_of(const rules_ctx *ctx, int given, const char *expr, const char *field, int *out,
-                   api_error *err) {
+/* The hits of one side, checked before any die is rolled (rules/ruleset.h: a refusal never
+ * follows a die, so hits_back is checked before hits are rolled): given, or rolled when
+ * options.hits says so, as a notation that parses. */
+static int hits_check(const rules_ctx *ctx, const char *expr, const char *field, api_error *err) {
     bool rolled = hm_hits_rolled(ctx->options);
     if (rolled != (expr[0] != '\0')) {
         api_error_set(err, 422, rolled ? "hits_must_be_rolled" : "hits_must_be_given",
@@ -90,7 +91,13 @@ static int hits_of(const rules_ctx *ctx, int given, const char *expr, const char
                       field);
         return -1;
     }
-    if (!rolled) {
+    return rolled ? hm_check_hits(expr, field, err) : 0;
+}
+
+/* The hits of one side, once checked: given, or rolled. */
+static int hits_of(const rules_ctx *ctx, int given, const char *expr, const char *field, int *out,
+                   api_error *err) {
+    if (!hm_hits_rolled(ctx->options)) {
         *out = given;
         return 0;
     }
@@ -133,14 +140,18 @@ int hm_fire_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
     json_t *tests = json_array(), *retreats = json_array();
     hm_unit *u = hm_acting(ctx, &army, err), *t = u ? enemy(&army, u, a->target, err) : NULL;
     int hits = 0, back = 0;
-    if (!t || hits_of(ctx, a->hits, a->hits_expr, "hits", &hits, err) != 0 ||
-        (a->exchange && hits_of(ctx, a->hits_back, a->back_expr, "hits_back", &back, err) != 0))
+    if (!t || hits_check(ctx, a->hits_expr, "hits", err) != 0 ||
+        (a->exchange && hits_check(ctx, a->back_expr, "hits_back", err) != 0))
         goto fail;
     if (a->exchange && t->state == HM_RETREATING) {
         hm_rule_error(err, "hits_back",
                       "unit '%s' is retreating and does not fire back until it recovers", t->id);
         goto fail;
     }
+    /* The fire is legal: from here on it commits with whatever the dice say. */
+    if (hits_of(ctx, a->hits, a->hits_expr, "hits", &hits, err) != 0 ||
+        (a->exchange && hits_of(ctx, a->hits_back, a->back_expr, "hits_back", &back, err) != 0))
+        goto fail;
     table_pt u_at = u->at, t_at = t->at;
     hm_unit *side[2] = {t, u};
     int lost[2] = {hm_take_hits(t, hits), a->exchange ? hm_take_hits(u, back) : 0};
@@ -202,7 +213,11 @@ int hm_melee_resolve(const rules_ctx *ctx, const void *action, rules_outcome *ou
     json_t *tests = json_array(), *retreats = json_array();
     hm_unit *u = hm_acting(ctx, &army, err), *t = u ? enemy(&army, u, a->target, err) : NULL;
     int hits = 0, back = 0;
-    if (!t || hits_of(ctx, a->hits, a->hits_expr, "hits", &hits, err) != 0 ||
+    if (!t || hits_check(ctx, a->hits_expr, "hits", err) != 0 ||
+        hits_check(ctx, a->back_expr, "hits_back", err) != 0)
+        goto fail;
+    /* The melee is legal: from here on it commits with whatever the dice say. */
+    if (hits_of(ctx, a->hits, a->hits_expr, "hits", &hits, err) != 0 ||
         hits_of(ctx, a->hits_back, a->back_expr, "hits_back", &back, err) != 0)
         goto fail;
     hm_take_hits(t, hits);

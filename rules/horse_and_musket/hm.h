@@ -93,7 +93,10 @@ int hm_take_hits(hm_unit *u, int hits);
  * then tests, unless it is cavalry retreated into by infantry. Text appended. -1: dice refused. */
 int hm_retreat(const rules_ctx *ctx, hm_army *a, hm_unit *u, table_pt enemy, int64_t variation,
                json_t *log, char *text, size_t cap);
-/* Rolls hits given as a dice notation ("2d6-3", floored at 0). -1 with a 422 when invalid. */
+/* Checks hits given as a dice notation without rolling: 0, or -1 with 422 invalid_notation. */
+int hm_check_hits(const char *expr, const char *field, api_error *err);
+/* Rolls hits given as a dice notation ("2d6-3", floored at 0). Check it first (hm_check_hits):
+ * an action's refusals come before its first die (rules/ruleset.h). */
 int hm_roll_hits(dice_source *ds, const char *expr, const char *field, int *hits, api_error *err);
 
 /* ---- actions.c ----------------------------------------------------------------------------- */

@@ -191,15 +191,23 @@ static int by_value(const void *a, const void *b) {
     return *(const int *)a - *(const int *)b;
 }
 
+static int parse_hits(const char *expr, const char *field, notation *n, api_error *err) {
+    notation_error ne;
+    if (notation_parse(expr, n, &ne) == 0) return 0;
+    api_error_set(err, 422, "invalid_notation",
+                  json_pack("{s:s, s:i}", "field", field, "position", ne.pos), "%s: %s", field,
+                  ne.message);
+    return -1;
+}
+
+int hm_check_hits(const char *expr, const char *field, api_error *err) {
+    notation n;
+    return parse_hits(expr, field, &n, err);
+}
+
 int hm_roll_hits(dice_source *ds, const char *expr, const char *field, int *hits, api_error *err) {
     notation n;
-    notation_error ne;
-    if (notation_parse(expr, &n, &ne) != 0) {
-        api_error_set(err, 422, "invalid_notation",
-                      json_pack("{s:s, s:i}", "field", field, "position", ne.pos), "%s: %s", field,
-                      ne.message);
-        return -1;
-    }
+    if (parse_hits(expr, field, &n, err) != 0) return -1;
     int64_t total = 0;
     for (int i = 0; i < n.nterms; i++) {
         const notation_term *t = &n.terms[i];

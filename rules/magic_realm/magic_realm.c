@@ -243,7 +243,7 @@ static const char mr_sample_setup[] =
 const ruleset ruleset_magic_realm = {
     .id = "magic-realm",
     .title = "Magic Realm: the Optional Combat Rules",
-    .version = 1,
+    .version = 2,
     .description =
         "Magic Realm's Optional Combat Rules (2nd edition 5.1-5.5 with the 3rd edition's revised "
         "Missile table and Hamblen's kludge, 5.6): running away on the Stumble table, striking "

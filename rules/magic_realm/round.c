@@ -21,6 +21,9 @@ typedef struct round_work {
     roster ro;
     mr_strike strikes[MR_COMBAT_MAX * MR_ATTACKS_MAX];
     mr_strike_result results[MR_COMBAT_MAX * MR_ATTACKS_MAX];
+    /* each strike as it stood before its hit determination: what a strike skipped because its
+     * attacker or target ran away shows */
+    mr_strike undetermined[MR_COMBAT_MAX * MR_ATTACKS_MAX];
     int nstrikes;
     mr_stumble runs[MR_RUNS_MAX];
     mr_attacker_ref attackers[MR_ATTACKERS_MAX];
@@ -139,8 +142,11 @@ static int check_combatants(const rules_ctx *ctx, const mr_round_action *ra, rou
     return 0;
 }
 
-/* Step 2: run attempts, against the attackers as they stand before changes of tactics. */
-static int do_runs(const rules_ctx *ctx, const mr_round_action *ra, round_work *w, api_error *err) {
+/* Step 2: run attempts, against the attackers as they stand before changes of tactics. Each is
+ * checked and its DRM fixed here; the Stumble rolls come once the whole round is known to be
+ * legal (roll_runs). */
+static int prepare_runs(const rules_ctx *ctx, const mr_round_action *ra, round_work *w,
+                        api_error *err) {
     for (int i = 0; i < ra->nruns; i++) {
         const mr_run_spec *r = &ra->runs[i];
         char f[64];
@@ -187,10 +193,18 @@ static int do_runs(const rules_ctx *ctx, const mr_round_action *ra, round_work *
         mr_stumble *st = &w->runs[i];
         *st = (mr_stumble){.move_time = r->move_time, .with = r->with, .flying = r->flying};
         mr_stumble_prepare(st, w->attackers, n);
-        mr_stumble_roll(st, ctx->dice);
-        runner->escaped = st->completed;
     }
     return 0;
+}
+
+/* The Stumble rolls, in the order of runs: a completed run takes the runner out of the round. */
+static void roll_runs(const rules_ctx *ctx, const mr_round_action *ra, round_work *w) {
+    for (int i = 0; i < ra->nruns; i++) {
+        mr_stumble *st = &w->runs[i];
+        mr_stumble_roll(st, ctx->dice);
+        for (int j = 0; j < w->ro.n; j++)
+            if (strcmp(w->ro.u[j]->id, ra->runs[i].unit) == 0) w->ro.u[j]->escaped = st->completed;
+    }
 }
 
 /* Step 3: changes of tactics flip the counters; then every maneuver is known. */
@@ -265,13 +279,10 @@ static int add_strike(const rules_ctx *ctx, const mr_round_action *ra, round_wor
     if (mr_pick_aim(s, requested_aim, denizen, af, err) != 0) return -1;
     mr_strike_pick_table(s, ra->table, ra->kludge, o);
     if (mr_strike_check(s, field, err) != 0) return -1;
-    if (attacker->escaped || t->escaped) { /* no hit determination: he is gone */
-        s->hit = MR_HIT_UNSET;
-        w->results[k].skipped = true;
-        snprintf(w->results[k].why_skipped, sizeof w->results[k].why_skipped, "%s ran away",
-                 attacker->escaped ? attacker->id : t->id);
-        return 0;
-    }
+    /* The hit is determined even when a run may take the attacker or the target away: whether
+     * it does is for the Stumble roll, and the round's legality may not wait for a die
+     * (rules/ruleset.h). skip_escaped() sets such a strike back once the runs are rolled. */
+    w->undetermined[k] = *s;
     char hf[80];
     snprintf(hf, sizeof hf, "%s.hit", field);
     return mr_hit_determine(s, hit, hf, err);
@@ -299,6 +310,19 @@ static int build_strikes(const rules_ctx *ctx, const mr_round_action *ra, round_
         }
     }
     return 0;
+}
+
+/* After the Stumble rolls: no hit determination for an attack by or on a unit that got away. */
+static void skip_escaped(round_work *w) {
+    for (int k = 0; k < w->nstrikes; k++) {
+        mr_strike *s = &w->strikes[k];
+        if (!s->attacker->escaped && !s->target->escaped) continue;
+        *s = w->undetermined[k];
+        s->hit = MR_HIT_UNSET;
+        w->results[k].skipped = true;
+        snprintf(w->results[k].why_skipped, sizeof w->results[k].why_skipped, "%s ran away",
+                 s->attacker->escaped ? s->attacker->id : s->target->id);
+    }
 }
 
 /* Step 5: the order of resolution: by time (ties: the longer weapon, then the listed order), by
@@ -355,9 +379,13 @@ static int resolve_round(const rules_ctx *ctx, const mr_round_action *ra, round_
                          rules_outcome *out, api_error *err) {
     mr_options o;
     mr_options_read(ctx->options, &o);
-    if (check_combatants(ctx, ra, w, err) != 0 || do_runs(ctx, ra, w, err) != 0) return -1;
+    /* Every refusal comes before the first die (rules/ruleset.h): the entries, the runs and
+     * every attack with its hit are checked, then the Stumble rolls, then the attacks. */
+    if (check_combatants(ctx, ra, w, err) != 0 || prepare_runs(ctx, ra, w, err) != 0) return -1;
     set_maneuvers(ra, w);
     if (build_strikes(ctx, ra, w, &o, err) != 0) return -1;
+    roll_runs(ctx, ra, w);
+    skip_escaped(w);
 
     mr_strike *order[MR_COMBAT_MAX * MR_ATTACKS_MAX];
     for (int i = 0; i < w->nstrikes; i++)

@@ -166,6 +166,111 @@ static void disorganize(vc_unit *u) {
     u->changed = true;
 }
 
+/* The whole path checked before any die (rules/ruleset.h: legality is decided before the first
+ * die): each step, the movement points of the whole path, the stop in an enemy zone of control,
+ * stacking and the stack's facing. Nothing here depends on a test's outcome: a failed test
+ * climbing two levels only disorganizes (TET footnote 3), which changes neither a cost nor the
+ * hexes the unit may enter (its front hexes are those of its state when it set out). 0, or -1
+ * with the refusal; the unit is left where it was. */
+static int check_path(const json_t *map, const hex_grid *g, vc_army *army, vc_unit *u,
+                      const vc_move_action *a, const vc_options *o, bool free_direction,
+                      api_error *err) {
+    hex start = u->at;
+    int facing = u->facing, spent = 0;
+    bool stopped = false;
+    char line[600] = "";
+    int rc = -1;
+    for (int i = 0; i < a->nsteps; i++) {
+        const vc_step *s = &a->steps[i];
+        char p[JSON_IN_PATH_MAX], h[HEX_NAME_MAX], cur[HEX_NAME_MAX];
+        json_in_path_index(p, "path", (size_t)i);
+        hex_format(u->at, cur);
+        if (stopped) {
+            vc_rule_error(err, p,
+                          "unit '%s' stopped on entering an enemy zone of control at %s (house "
+                          "default): the path must end there",
+                          u->id, cur);
+            goto done;
+        }
+        if (s->is_face) {
+            if (s->facing == u->facing) {
+                vc_rule_error(err, p, "unit '%s' already faces %s", u->id, hex_dir_name(s->facing));
+                goto done;
+            }
+            int cost = on_road(map, u->at) ? 0 : o->facing_change_cost;
+            spent += cost;
+            u->facing = s->facing;
+            rules_say(line, sizeof line, "%sface %s %d%s", i ? "; " : "", hex_dir_name(s->facing),
+                      cost, cost == 0 && o->facing_change_cost ? " (road)" : "");
+            continue;
+        }
+        hex_format(s->to, h);
+        int dir = hex_direction(g, u->at, s->to);
+        if (!hex_on_grid(g, s->to)) {
+            vc_rule_error(err, p, "hex %s is not on the map", h);
+            goto done;
+        }
+        if (dir < 0) {
+            vc_rule_error(err, p, "hex %s is not adjacent to %s", h, cur);
+            goto done;
+        }
+        int rel = hex_relative(u->facing, dir);
+        if (!free_direction && rel != 0 && rel != 1 && rel != 5) {
+            vc_rule_error(err, p,
+                          "hex %s is not one of the front hexes of unit '%s' facing %s: change "
+                          "facing first (house default)",
+                          h, u->id, hex_dir_name(u->facing));
+            goto done;
+        }
+        if (vc_enemy_in(army, u->side, s->to)) {
+            vc_rule_error(err, p, "hex %s holds an enemy unit", h);
+            goto done;
+        }
+        step_cost c;
+        price(map, u, u->at, s->to, &c);
+        if (c.forbidden) {
+            vc_rule_error(err, p, "unit '%s' (%s) cannot enter %s: %s", u->id,
+                          vc_type_name(u->type), h, c.forbidden);
+            goto done;
+        }
+        spent += c.cost;
+        char terms[200];
+        rules_terms_text(&c.terms, terms, sizeof terms);
+        rules_say(line, sizeof line, "%s%s %d (%s)", i ? "; " : "", h, c.cost, terms);
+        u->at = s->to;
+        if (vc_in_enemy_zoc(map, army, u->side, u->at)) stopped = true;
+    }
+    if (spent > u->movement) {
+        vc_rule_error(err, "path", "the path costs %d movement points; unit '%s' has %d (%s)",
+                      spent, u->id, u->movement, line);
+        goto done;
+    }
+    vc_unit *stack[8];
+    size_t here = vc_stack(army, u->at, stack, 8);
+    if ((int)here > o->stacking_limit) {
+        char h[HEX_NAME_MAX];
+        hex_format(u->at, h);
+        vc_rule_error(err, "path",
+                      "unit '%s' would end in a stack of %zu units at %s; the limit "
+                      "is %d (options.stacking_limit)",
+                      u->id, here, h, o->stacking_limit);
+        goto done;
+    }
+    for (size_t i = 0; i < here; i++)
+        if (stack[i] != u && stack[i]->facing != u->facing) {
+            vc_rule_error(err, "path",
+                          "unit '%s' would end facing %s in a stack facing %s: a stack has one "
+                          "facing",
+                          u->id, hex_dir_name(u->facing), hex_dir_name(stack[i]->facing));
+            goto done;
+        }
+    rc = 0;
+done:
+    u->at = start;
+    u->facing = facing;
+    return rc;
+}
+
 int vc_move_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out, api_error *err) {
     const vc_move_action *a = action;
     vc_army army;
@@ -177,29 +282,19 @@ int vc_move_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
     json_t *steps = json_array(), *tests = json_array();
     vc_unit *u = vc_acting_unit(ctx, &army, err);
     if (!u) goto fail;
+    bool free_direction = u->state == VC_ROUTED || u->state == VC_MARCH_COLUMN;
+    if (check_path(map, &g, &army, u, a, &o, free_direction, err) != 0) goto fail;
+
+    /* The path is legal: from here on the move commits, whatever its tests roll. */
     hex start = u->at;
     int spent = 0;
-    bool stopped = false; /* entered an enemy zone of control */
+    bool stopped = false; /* entered an enemy zone of control (the path ends there) */
     char why_disorganized[80] = "";
     char line[600] = "";
-    bool free_direction = u->state == VC_ROUTED || u->state == VC_MARCH_COLUMN;
     for (int i = 0; i < a->nsteps; i++) {
         const vc_step *s = &a->steps[i];
-        char p[JSON_IN_PATH_MAX], h[HEX_NAME_MAX], cur[HEX_NAME_MAX];
-        json_in_path_index(p, "path", (size_t)i);
-        hex_format(u->at, cur);
-        if (stopped) {
-            vc_rule_error(err, p,
-                          "unit '%s' stopped on entering an enemy zone of control at %s (house "
-                          "default): the path must end there",
-                          u->id, cur);
-            goto fail;
-        }
+        char h[HEX_NAME_MAX];
         if (s->is_face) {
-            if (s->facing == u->facing) {
-                vc_rule_error(err, p, "unit '%s' already faces %s", u->id, hex_dir_name(s->facing));
-                goto fail;
-            }
             int cost = on_road(map, u->at) ? 0 : o.facing_change_cost;
             spent += cost;
             u->facing = s->facing;
@@ -210,34 +305,8 @@ int vc_move_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
             continue;
         }
         hex_format(s->to, h);
-        int dir = hex_direction(&g, u->at, s->to);
-        if (!hex_on_grid(&g, s->to)) {
-            vc_rule_error(err, p, "hex %s is not on the map", h);
-            goto fail;
-        }
-        if (dir < 0) {
-            vc_rule_error(err, p, "hex %s is not adjacent to %s", h, cur);
-            goto fail;
-        }
-        int rel = hex_relative(u->facing, dir);
-        if (!free_direction && rel != 0 && rel != 1 && rel != 5) {
-            vc_rule_error(err, p,
-                          "hex %s is not one of the front hexes of unit '%s' facing %s: change "
-                          "facing first (house default)",
-                          h, u->id, hex_dir_name(u->facing));
-            goto fail;
-        }
-        if (vc_enemy_in(&army, u->side, s->to)) {
-            vc_rule_error(err, p, "hex %s holds an enemy unit", h);
-            goto fail;
-        }
         step_cost c;
         price(map, u, u->at, s->to, &c);
-        if (c.forbidden) {
-            vc_rule_error(err, p, "unit '%s' (%s) cannot enter %s: %s", u->id,
-                          vc_type_name(u->type), h, c.forbidden);
-            goto fail;
-        }
         spent += c.cost;
         char terms[200];
         rules_terms_text(&c.terms, terms, sizeof terms);
@@ -253,7 +322,8 @@ int vc_move_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
         }
         if (c.test && (u->state == VC_GOOD || u->state == VC_MARCH_COLUMN)) {
             /* TET footnote 3: a test for disorganisation (the TM procedure; a failure only
-             * disorganises). */
+             * disorganises, and the unit goes on along the path checked above). At most
+             * VC_PATH_MAX tests: only a failed allocation makes dice_roll fail here. */
             vc_test t;
             vc_unit probe = *u;
             if (vc_morale_test(ctx->dice, &o, &probe, 0, false, "climbing two levels", &t) != 0) {
@@ -277,30 +347,6 @@ int vc_move_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
             rules_say(line, sizeof line, ", enemy ZoC: stops");
         }
     }
-    if (spent > u->movement) {
-        vc_rule_error(err, "path", "the path costs %d movement points; unit '%s' has %d (%s)",
-                      spent, u->id, u->movement, line);
-        goto fail;
-    }
-    vc_unit *stack[8];
-    size_t here = vc_stack(&army, u->at, stack, 8);
-    if ((int)here > o.stacking_limit) {
-        char h[HEX_NAME_MAX];
-        hex_format(u->at, h);
-        vc_rule_error(err, "path",
-                      "unit '%s' would end in a stack of %zu units at %s; the limit "
-                      "is %d (options.stacking_limit)",
-                      u->id, here, h, o.stacking_limit);
-        goto fail;
-    }
-    for (size_t i = 0; i < here; i++)
-        if (stack[i] != u && stack[i]->facing != u->facing) {
-            vc_rule_error(err, "path",
-                          "unit '%s' would end facing %s in a stack facing %s: a stack has one "
-                          "facing",
-                          u->id, hex_dir_name(u->facing), hex_dir_name(stack[i]->facing));
-            goto fail;
-        }
     char from[HEX_NAME_MAX], to[HEX_NAME_MAX];
     hex_format(start, from);
     hex_format(u->at, to);

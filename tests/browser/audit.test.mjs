@@ -1,6 +1,6 @@
 // A session created from pasted JSON with server dice: the referee rolls, reveals the seed,
-// verifies (the dice are then recomputed), and exports the campaign log as files; a side
-// cannot see the reveal button; a private session needs a token.
+// verifies (the dice are then recomputed), and exports the campaign log as files; a side may
+// reveal too; a private session needs a token.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -86,12 +86,13 @@ test('pasted JSON, server dice: roll, reveal, verify, export; private needs a to
   assert.deepEqual(lines.map((e) => e.type), ['session_created', 'roll', 'dice_seed_revealed']);
   assertNoPageErrors(page, [/Failed to load resource: the server responded with a status of 422/]); // invalid_setup above
 
-  // A side has no reveal button.
+  // A side may reveal too (nothing rolled since the reveal above: a friendly no).
   const side = await newPage(shared.browser);
   await openSession(side, sideLink);
-  assert.equal(await side.getByRole('button', { name: 'Reveal dice seed' }).count(), 0);
+  await side.getByRole('button', { name: 'Reveal dice seed' }).click();
+  await side.locator('.reveal-result .notice', { hasText: 'nothing to reveal' }).waitFor();
   assert.equal(await side.getByRole('button', { name: 'Verify', exact: true }).count(), 1);
-  assertNoPageErrors(side);
+  assertNoPageErrors(side, [/Failed to load resource: the server responded with a status of 409/]); // nothing_to_reveal
 
   // Private: without a token the page says so.
   const stranger = await newPage(shared.browser);

@@ -68,6 +68,12 @@ test('phone width: start page and created links fit, every control is labelled',
   await assertLabelled(page, 'start page');
   assert.ok(await assertAxNames(page, 'start page') >= 5);
   await assertLandmarks(page);
+  // The dice choice with its warning and the referee-only box open.
+  await page.getByLabel('Manual dice').check();
+  await page.getByLabel('Only the referee types the dice').check();
+  await assertNoOverflow(page, 'start page, manual dice');
+  await assertAxNames(page, 'start page, manual dice');
+  await page.getByLabel('Server dice (recommended)').check();
   await page.selectOption('#scenario-select', 'spi-dark-ages-stamford-bridge');
   await page.getByRole('button', { name: 'Create from scenario' }).click();
   await page.locator('.session-link').first().waitFor();

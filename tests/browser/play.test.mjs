@@ -104,7 +104,9 @@ test('create from a scenario, play as two sides live, odds, errors, verify', asy
   assert.match(text, /Verified/);
   assert.match(text, /3 events/);
   assert.match(text, /2 actions re-adjudicated/);
-  assert.match(text, /3 dice recomputed/); // 2d6 and 1d20; seeded mode: the seed is public from the start
+  // Server dice (the default from a scenario): the 2d6 and the 1d20 wait for a reveal.
+  assert.match(text, /0 dice recomputed/);
+  assert.match(text, /3 dice not yet checkable/);
   await screenshot(red, 'play-04-verified');
 
   // A viewer of the public session, with no token: the board and the log, no forms.

@@ -155,6 +155,14 @@ class Harness:
             c.roll(self.sid, self.ref, "2d6+1")
         c.close()
 
+    def prepare(self):
+        """Before each armed request, unarmed: a reveal needs a die rolled under the current
+        seed (409 nothing_to_reveal otherwise), so each reveal gets one."""
+        if self.op == "reveal":
+            c = Client(self.d)
+            c.roll(self.sid, self.ref, "1d6")
+            c.close()
+
     def request(self):
         self.n_req += 1
         if self.op == "roll":
@@ -192,6 +200,7 @@ def sanitizer_excerpt(text, limit=6000):
 def one_n(h, n, outcomes):
     """Arms at n, sends the request, disarms, checks. -> (fired, status) and records problems."""
     d = h.d
+    h.prepare()
     c = Client(d)
     before = db_counts(d.db)
     sess = c.session(h.sid, h.ref)
@@ -249,6 +258,7 @@ def sweep(binary, op, ns=None):
     h = Harness(binary, op)
     h.start()
     # how many allocations does the request take? (also warms the caches)
+    h.prepare()
     h.d.arm(10 ** 9)
     status, body = h.request()
     total, fired = h.d.disarm()
@@ -283,6 +293,7 @@ def leaking_ns(binary, op, batch):
         h.start()
         dummy = {k: [] for k in ("crash", "leak", "written_but_error", "4xx", "200_not_written",
                                  "error_without_fault", "verify_failed", "unusable_after", "tolerated")}
+        h.prepare()
         h.d.arm(10 ** 9)
         h.request()
         h.d.disarm()

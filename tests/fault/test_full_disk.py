@@ -129,6 +129,7 @@ def test_full_disk_refuses_cleanly_and_recovers(small_disk):
         r = c.post("/v1/sessions", {"ruleset": "generic", "sides": ["a"],
                                     "dice": {"mode": "server"}})
         assert r.status == 201, f"create after recovery: {r!r}"
+        c.roll(r.body["session"]["id"], r.body["tokens"]["referee"], "1d6")  # something to reveal
         rev = c.post(f"/v1/sessions/{r.body['session']['id']}/reveal",
                      token=r.body["tokens"]["referee"])
         assert rev.status == 200, f"reveal after recovery: {rev!r}"

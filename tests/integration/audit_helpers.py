@@ -554,3 +554,26 @@ def expr_distribution(expr):
                 nxt[k] = nxt.get(k, 0) + pa * pb
         dist = nxt
     return dist, combos
+
+
+# --------------------------------------------------------------------------- offline verifier
+
+def export_jsonl(umpire, sid, token, tmp_path, name="log.jsonl"):
+    """GET /log?format=jsonl into tmp_path/name: -> (path, raw bytes)."""
+    status, headers, raw = http_get_stream(umpire.daemon.port,
+                                           f"/v1/sessions/{sid}/log?format=jsonl",
+                                           headers={"Authorization": f"Bearer {token}"})
+    assert status == 200, f"GET log jsonl: {status} {raw[:300]!r}"
+    path = tmp_path / name
+    path.write_bytes(raw)
+    return path, raw
+
+
+def parse_jsonl(raw):
+    """The events of a jsonl export, each with exactly the seven members of an event."""
+    lines = raw.decode("utf-8").split("\n")
+    assert lines[-1] == "", "the jsonl export does not end with a newline"
+    evs = [json.loads(line) for line in lines[:-1]]
+    for ev in evs:
+        assert set(ev) == {"seq", "ts", "actor", "type", "data", "prev", "hash"}, ev
+    return evs

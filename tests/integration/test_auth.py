@@ -114,11 +114,17 @@ def test_reveal_auth(two):
     assert_error(umpire.post(path, {}), 401, "unauthorized")
     assert_error(umpire.post(path, {}, token=random_hex(32)), 401, "unauthorized")
     assert_error(umpire.post(path, {}, token=other["tokens"]["referee"]), 401, "unauthorized")
-    assert_error(umpire.post(path, {}, token=s["tokens"]["sides"]["alice"]), 403, "forbidden")
-    assert_error(umpire.post(path, {}, token=s["tokens"]["sides"]["bob"]), 403, "forbidden")
+    # Any token of the session may ask for a reveal (issue 19); with no die rolled under the
+    # current seed there is nothing to reveal, for the referee and the sides alike.
+    for token in (s["tokens"]["sides"]["alice"], s["tokens"]["sides"]["bob"],
+                  s["tokens"]["referee"]):
+        assert_error(umpire.post(path, {}, token=token), 409, "nothing_to_reveal")
     assert version(umpire, s) == 1
-    body = expect(umpire.post(path, {}, token=s["tokens"]["referee"]), 200)
-    assert body["version"] == 2
+    expect(act(umpire, s, s["tokens"]["referee"]), 200)
+    body = expect(umpire.post(path, {}, token=s["tokens"]["sides"]["bob"]), 200)
+    assert body["version"] == 3
+    evs, _ = umpire.events(s["session"]["id"], s["tokens"]["referee"])
+    assert evs[-1]["type"] == "dice_seed_revealed" and evs[-1]["actor"] == "side:bob"
 
 
 def test_public_session_still_needs_a_token_to_act(umpire):
@@ -147,8 +153,7 @@ def test_tokens_keep_their_meaning_once_authenticated(two):
         expect(act(umpire, s, alice, unit="a1"), 200)
         expect(act(umpire, s, ref, unit="b1"), 200)
         assert_error(act(umpire, s, alice, unit="b1"), 403, "forbidden")
-        assert_error(umpire.post(f"/v1/sessions/{sid}/reveal", {}, token=alice), 403,
-                     "forbidden")
+        assert_error(umpire.get(f"/v1/sessions/{sid}/webhooks", token=alice), 403, "forbidden")
         assert_error(act(umpire, other, ref), 401, "unauthorized")
         assert_error(act(umpire, other, alice, unit="a1"), 401, "unauthorized")
         assert_error(act(umpire, s, ref.upper()), 401, "unauthorized")

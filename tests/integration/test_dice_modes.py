@@ -169,18 +169,25 @@ def test_server_commit_reveal_and_recompute(umpire):
 
 
 def test_reveal_without_rolls(umpire):
+    """A seed that rolled nothing has nothing to reveal (409, nothing written): reveals are
+    bounded by dice, whoever asks (any token may)."""
     s = umpire.create_session()
     sid, ref = s["session"]["id"], s["tokens"]["referee"]
-    r = reveal(umpire, sid, ref)
-    assert r["version"] == 2
-    assert r["revealed"]["last_nonce"] == 0
-    assert sha256_hex_of_hex(r["revealed"]["seed"]) == s["dice"]["commitment"]
+    for tok in (ref, s["tokens"]["sides"]["alice"]):
+        r = umpire.post(f"/v1/sessions/{sid}/reveal", {}, token=tok)
+        assert r.status == 409 and r.body["error"]["code"] == "nothing_to_reveal", r
+    assert umpire.session(sid, ref)["version"] == 1
     umpire.roll(sid, ref, "3d6")
     evs, _ = umpire.events(sid, ref)
     check_consecutive_nonces(flat_dice(evs), first=1)
     r2 = reveal(umpire, sid, ref)
+    assert r2["version"] == 3
     assert r2["revealed"]["last_nonce"] == 3
+    assert sha256_hex_of_hex(r2["revealed"]["seed"]) == s["dice"]["commitment"]
     check_dice_against_seed(r2["revealed"]["seed"], sid, flat_dice(evs))
+    # right after a reveal the fresh seed has rolled nothing either
+    r = umpire.post(f"/v1/sessions/{sid}/reveal", {}, token=ref)
+    assert r.status == 409 and r.body["error"]["code"] == "nothing_to_reveal", r
     verify_chain(umpire.events(sid, ref)[0], head=r2["head"])
 
 

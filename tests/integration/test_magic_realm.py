@@ -54,7 +54,7 @@ def test_the_ruleset_describes_itself(umpire):
     mr = next(r for r in listed if r["id"] == "magic-realm")
     assert mr["actions"] == ["attack", "run", "round"]
     d = expect(umpire.get("/v1/rulesets/magic-realm"), 200)
-    assert d["id"] == "magic-realm" and d["version"] == 1 and d["description"]
+    assert d["id"] == "magic-realm" and d["version"] == 2 and d["description"]
     fields = {a["type"]: {f["name"]: f for f in a["fields"]} for a in d["actions"]}
     for name in ("attack.kind", "attack.harm", "attack.sharpness", "attack.time", "attack.spell",
                  "attack.alerted", "target.kind", "target.vulnerability", "target.armored",

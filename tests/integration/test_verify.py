@@ -11,7 +11,7 @@ import re
 import pytest
 
 from audit_helpers import (NON_ACTION_TYPES, SEED, assert_report_bad, assert_report_ok,
-                           expected_counts, get_verify, http_get_stream, run_verifier,
+                           expected_counts, export_jsonl, get_verify, parse_jsonl, run_verifier,
                            tamper)
 from umpire_client import assert_error, expect
 from umpire_ref import (check_dice_against_seed, die, flat_dice, sha256_hex_of_hex,
@@ -382,25 +382,6 @@ def test_forged_server_die_caught_after_reveal(umpire):
 
 
 # --------------------------------------------------------------------------- offline verifier
-
-def export_jsonl(umpire, sid, token, tmp_path, name="log.jsonl"):
-    status, headers, raw = http_get_stream(umpire.daemon.port,
-                                           f"/v1/sessions/{sid}/log?format=jsonl",
-                                           headers={"Authorization": f"Bearer {token}"})
-    assert status == 200, f"GET log jsonl: {status} {raw[:300]!r}"
-    path = tmp_path / name
-    path.write_bytes(raw)
-    return path, raw
-
-
-def parse_jsonl(raw):
-    lines = raw.decode("utf-8").split("\n")
-    assert lines[-1] == "", "the jsonl export does not end with a newline"
-    evs = [json.loads(line) for line in lines[:-1]]
-    for ev in evs:
-        assert set(ev) == {"seq", "ts", "actor", "type", "data", "prev", "hash"}, ev
-    return evs
-
 
 @pytest.mark.parametrize("mode", ["seeded", "server", "manual"])
 def test_export_and_offline_verify_round_trip(umpire, tmp_path, mode):

@@ -295,8 +295,9 @@ def test_discord_content_for_an_event_without_summary(daemon_factory, client_fac
     d, c = start(daemon_factory, client_factory)
     s = c.create_session(sides=("red", "blue"), mode="server")
     sid, ref = s["session"]["id"], s["tokens"]["referee"]
+    roll(c, sid, ref)  # a reveal needs a die rolled under the seed; the hooks start after it
     set_hooks(c, sid, ref, (rx.url("/d"), "discord"), (rx.url("/e"), "event"))
-    r = c.post(f"/v1/sessions/{sid}/reveal", token=ref)
+    r = c.post(f"/v1/sessions/{sid}/reveal", token=s["tokens"]["sides"]["red"])
     expect(r, 200)
     ev = rx.wait_count(1, path="/e")[0].json()
     assert ev["type"] == "dice_seed_revealed" and "summary" not in ev["data"], ev
@@ -306,7 +307,8 @@ def test_discord_content_for_an_event_without_summary(daemon_factory, client_fac
     content = body["content"]
     assert isinstance(content, str) and content.strip(), f"empty discord content: {body!r}"
     assert len(content) <= 2000 and "\n" not in content.strip(), f"not a short line: {body!r}"
-    wait_hooks(c, sid, ref, settled(1, 2))
+    assert content.startswith("The dice seed was revealed"), content  # by a side, not "the referee"
+    wait_hooks(c, sid, ref, settled(1, 3))
 
 
 def test_replacing_the_list_starts_from_the_current_version(daemon_factory, client_factory, rx):

@@ -86,15 +86,18 @@ def verify_chain(events, head=None):
 
 # --------------------------------------------------------------------------- dice
 
-def die(seed, session_id, nonce, sides):
-    """The contract's die: HMAC-SHA256(seed, "<session id>:<n>[:k]"), rejection sampling."""
+def die(seed, session_id, nonce, sides, c=None):
+    """The contract's die: HMAC-SHA256(seed, "<session id>:<n>[:k]"), rejection sampling; with
+    players' entropy in force (c: the hex digest of the contributions), "<session id>:<n>:<c>"
+    and retries "<session id>:<n>:<c>:<k>"."""
     if isinstance(seed, str):
         seed = bytes.fromhex(seed)
     assert 1 <= sides
     limit = 2 ** 32 - (2 ** 32 % sides)
+    base = f"{session_id}:{nonce}" if c is None else f"{session_id}:{nonce}:{c}"
     k = 0
     while True:
-        msg = f"{session_id}:{nonce}" if k == 0 else f"{session_id}:{nonce}:{k}"
+        msg = base if k == 0 else f"{base}:{k}"
         mac = hmac.new(seed, msg.encode("utf-8"), hashlib.sha256).digest()
         for i in range(8):
             w = int.from_bytes(mac[4 * i:4 * i + 4], "big")

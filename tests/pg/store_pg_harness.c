@@ -73,7 +73,8 @@ int main(int argc, char **argv) {
         kill_others(admin);
         expect("savepoint_after_break", store_tx(c, STORE_TX_SAVEPOINT), -1);
         json_t *state = json_object();
-        expect("session_update_after_break", store_session_update(c, "s1", 1, "h1", state, 1), -1);
+        expect("session_update_after_break", store_session_update(c, "s1", 1, "h1", state, 1, NULL),
+               -1);
         json_decref(state);
         expect("notify_after_break", store_notify(c, "s1", 1), -1);
         expect("commit_after_break", store_tx(c, STORE_TX_COMMIT), -1);

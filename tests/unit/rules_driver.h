@@ -16,7 +16,8 @@ typedef struct outcome {
     int rc;
     api_error err;
     rules_outcome out;
-    bool unsatisfied; /* the manual dice were too few or too many */
+    bool unsatisfied;  /* the manual dice were too few or too many */
+    size_t dice_drawn; /* dice the module rolled (a refusal draws none: rules/ruleset.h) */
 } outcome;
 
 /* JSON text of the test itself (a typo fails the test, naming the text). */
@@ -61,6 +62,7 @@ static outcome rules_act(const ruleset *r, const json_t *state, const char *opti
         rules_ctx ctx = {state, opts, actor, u, ds};
         o.rc = a->resolve(&ctx, decoded, &o.out, &o.err);
         o.unsatisfied = dice_source_unsatisfied(ds);
+        o.dice_drawn = dice_source_die_count(ds);
         dice_source_free(ds);
         char *after = dump(state);
         assert_string_equal(before, after); /* resolve never changes its input */

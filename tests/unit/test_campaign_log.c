@@ -385,6 +385,29 @@ static void test_chunks_stream(void **state) {
     json_decref(events);
 }
 
+/* A player's entropy reads as a sentence naming who contributed, never as a raw event. */
+static void test_entropy_entry(void **state) {
+    (void)state;
+    json_t *events = session_new();
+    json_t *ev = load("{\"seq\": 5, \"ts\": \"2026-11-21T20:00:00Z\", \"actor\": \"side:knight\", "
+                      "\"type\": \"entropy_contributed\", \"data\": {\"role\": \"side:knight\", "
+                      "\"seed\": \"for *the* king\", \"in_force\": {\"referee\": \"r\", "
+                      "\"side:knight\": \"for *the* king\", \"side:monsters\": \"m\"}, "
+                      "\"digest\": \"" H4 "\"}, \"prev\": \"" H4 "\", \"hash\": \"" H4 "\"}");
+    json_array_append_new(events, ev);
+    char *md = render(CAMPAIGN_LOG_MARKDOWN, SESSION_ID, events);
+    assert_non_null(strstr(md, "knight added their own entropy to the dice: `for *the* king`."));
+    assert_non_null(strstr(md, "every die mixes in what the referee, knight and monsters "
+                               "contributed, as the digest `" H4 "`."));
+    assert_null(strstr(md, "`entropy_contributed`"));
+    char *html = render(CAMPAIGN_LOG_HTML, SESSION_ID, events);
+    assert_non_null(strstr(html, "<article class=\"entry entropy\" id=\"e5\">"));
+    assert_non_null(strstr(html, "<code>for *the* king</code>"));
+    free(md);
+    free(html);
+    json_decref(events);
+}
+
 static void test_format_names(void **state) {
     (void)state;
     campaign_log_format f = CAMPAIGN_LOG_HTML;
@@ -415,7 +438,7 @@ int main(void) {
         cmocka_unit_test(test_markdown_escaping), cmocka_unit_test(test_html_escaping),
         cmocka_unit_test(test_odd_events),        cmocka_unit_test(test_other_event_line),
         cmocka_unit_test(test_empty_log),         cmocka_unit_test(test_chunks_stream),
-        cmocka_unit_test(test_format_names),
+        cmocka_unit_test(test_format_names),      cmocka_unit_test(test_entropy_entry),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -207,11 +207,46 @@ static void test_roll_long_session_id(void **state) {
     assert_int_equal(dice_fair_roll(seed, sid, 7, 1000), 119);
 }
 
+/* Players' entropy in force (contract, Dice): the message is "<sid>:<n>:<c>", retries append
+ * ":<k>". Made with the python above, the message built as f"{sid}:{n}:{c}" + (f":{k}" if k
+ * else ""), c = "ab" * 32: d6 and d1000 for nonces 1..10, the first nonce needing a retry for
+ * S = 2^31 + 1 (1072), and a session id long enough for the heap path. NULL and "" are the
+ * plain formula. */
+static void test_roll_with_players_entropy(void **state) {
+    (void)state;
+    uint8_t seed[32];
+    seed_0_to_31(seed);
+    char c[65];
+    for (int i = 0; i < 32; i++)
+        memcpy(c + 2 * i, "ab", 2);
+    c[64] = '\0';
+    static const uint32_t d6[10] = {6, 4, 5, 1, 5, 2, 3, 1, 3, 2};
+    static const uint32_t d1000[10] = {570, 376, 795, 763, 97, 180, 689, 669, 947, 414};
+    for (uint64_t n = 1; n <= 10; n++) {
+        assert_int_equal(dice_fair_roll_mixed(seed, "s_test", n, c, 6), d6[n - 1]);
+        assert_int_equal(dice_fair_roll_mixed(seed, "s_test", n, c, 1000), d1000[n - 1]);
+        assert_int_equal(dice_fair_roll_mixed(seed, "s_test", n, NULL, 6),
+                         dice_fair_roll(seed, "s_test", n, 6));
+        assert_int_equal(dice_fair_roll_mixed(seed, "s_test", n, "", 1000),
+                         dice_fair_roll(seed, "s_test", n, 1000));
+    }
+    assert_int_equal(dice_fair_roll_mixed(seed, "s_test", 1072, c, 0x80000001u), 982489592u);
+    char sid[301];
+    memset(sid, 'x', 300);
+    sid[300] = '\0';
+    assert_int_equal(dice_fair_roll_mixed(seed, sid, 7, c, 6), 4);
+    assert_int_equal(dice_fair_roll_mixed(seed, sid, 7, c, 1000), 132);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_accept_exhaustive_d6), cmocka_unit_test(test_accept_bounds_1_to_1000),
-        cmocka_unit_test(test_accept_large_sides),   cmocka_unit_test(test_roll_known_answers),
-        cmocka_unit_test(test_roll_retry),           cmocka_unit_test(test_roll_long_session_id),
+        cmocka_unit_test(test_roll_with_players_entropy),
+        cmocka_unit_test(test_accept_exhaustive_d6),
+        cmocka_unit_test(test_accept_bounds_1_to_1000),
+        cmocka_unit_test(test_accept_large_sides),
+        cmocka_unit_test(test_roll_known_answers),
+        cmocka_unit_test(test_roll_retry),
+        cmocka_unit_test(test_roll_long_session_id),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

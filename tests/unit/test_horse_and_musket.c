@@ -1288,6 +1288,52 @@ static void hits_given_or_rolled(void **state) {
     json_decref(st);
 }
 
+/* Issue 19: every refusal comes before the first die (rules/ruleset.h). With rolled hits, a
+ * hits_back that does not fit, or a target that may not fire back, used to be refused after the
+ * attacker's hits were rolled; now no die is drawn, and the same 422 whatever the dice. */
+static void rolled_hits_refused_before_any_die(void **state) {
+    (void)state;
+    static const struct {
+        const char *label, *action, *code, *field;
+    } cases[] = {
+        {"fire: hits_back an integer when rolled",
+         "{\"type\": \"fire\", \"target\": \"t\", \"hits\": \"1d6\", \"hits_back\": 1}",
+         "hits_must_be_rolled", "hits_back"},
+        {"fire: hits_back a bad notation",
+         "{\"type\": \"fire\", \"target\": \"t\", \"hits\": \"1d6\", \"hits_back\": \"2d\"}",
+         "invalid_notation", "hits_back"},
+        {"melee: hits_back an integer when rolled",
+         "{\"type\": \"melee\", \"target\": \"t\", \"hits\": \"1d6\", \"hits_back\": 2}",
+         "hits_must_be_rolled", "hits_back"},
+        {"melee: hits_back a bad notation",
+         "{\"type\": \"melee\", \"target\": \"t\", \"hits\": \"1d6\", \"hits_back\": "
+         "\"d6x\"}",
+         "invalid_notation", "hits_back"},
+    };
+    json_t *st = mkstate_opts("[" T_REG "," F_REG "]", ROLLED);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        for (int64_t die = 0; die <= 6; die += 6) {
+            outcome o = act_opts(st, ROLLED, "f", cases[i].action, &die, die ? 1 : 0);
+            expect_error(&o, 422, cases[i].code, cases[i].field, cases[i].label);
+            if (o.dice_drawn)
+                fail_msg("%s: refused after %zu die(s)", cases[i].label, o.dice_drawn);
+            outcome_clear(&o);
+        }
+    }
+    /* 1d1 hit, test 3 < 4: t breaks and retreats; it may not fire back, whatever f rolls */
+    outcome o = act_opts(st, ROLLED, "f",
+                         "{\"type\": \"fire\", \"target\": \"t\", \"hits\": \"1d1\"}", DICE(1, 3));
+    st = advance(st, &o, "t breaks and retreats");
+    o = act_opts(st, ROLLED, "f",
+                 "{\"type\": \"fire\", \"target\": \"t\", \"hits\": \"1d6\", \"hits_back\": "
+                 "\"1d6\"}",
+                 DICE(6, 6));
+    expect_error(&o, 422, "rules_violation", "hits_back", "a retreating target fires back");
+    assert_int_equal(o.dice_drawn, 0);
+    outcome_clear(&o);
+    json_decref(st);
+}
+
 /* ---- 11. refusals ---------------------------------------------------------------------------- */
 
 static void refused(void **state) {
@@ -1479,6 +1525,7 @@ int main(void) {
         cmocka_unit_test(retreating_units_do_not_fight),
         cmocka_unit_test(moves),
         cmocka_unit_test(hits_given_or_rolled),
+        cmocka_unit_test(rolled_hits_refused_before_any_die),
         cmocka_unit_test(refused),
         cmocka_unit_test(same_dice_same_answer_state_untouched),
         cmocka_unit_test(setup_refused),

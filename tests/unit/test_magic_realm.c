@@ -885,6 +885,65 @@ static void run_rules_5_1_and_5_2(void **state) {
     json_decref(st);
 }
 
+/* Issue 19: a round is checked whole before its Stumble rolls (rules/ruleset.h). An attack by
+ * a runner whose hit cannot be determined (no box against a denizen's box, no declared hit)
+ * used to be skipped when the Stumble roll let him get away and refused when it did not: the
+ * answer depended on a die the refusal never spent. Now it is refused before any die, with the
+ * same answer whatever the dice; a legal round still skips such a runner's attacks. */
+static void a_round_is_checked_before_its_stumble_rolls(void **state) {
+    (void)state;
+    json_t *st = state_of(
+        "{\"units\": [{\"id\": \"k\", \"side\": \"a\", \"kind\": \"character\", "
+        "\"vulnerability\": \"M\"},"
+        "{\"id\": \"b\", \"side\": \"m\", \"kind\": \"denizen\", \"vulnerability\": \"H\", "
+        "\"move_time\": 3, \"attack\": {\"harm\": \"M\", \"time\": 2}}]}",
+        NULL, &(api_error){0});
+    assert_non_null(st);
+    /* move 4 with the Boots card against one attacker at move time 3: DRM +2, so a roll of 1
+     * gets him away (3) and a roll of 6 does not (8) */
+#define RUN_ROUND(box)                                                                             \
+    "{\"type\": \"round\", \"runs\": [{\"unit\": \"k\", \"move_time\": 4, \"with\": "              \
+    "\"boots\"}], \"combatants\": [{\"unit\": \"k\", \"maneuver\": {\"box\": \"charge\", "         \
+    "\"move_time\": 4}, \"attacks\": [{\"target\": \"b\"" box ", \"kind\": \"striking\", "         \
+    "\"harm\": \"L\", \"time\": 4}]}, {\"unit\": \"b\", \"box\": \"thrust\", \"target\": \"k\"}]}"
+    static const int64_t gets_away[] = {1, 1}, stays[] = {6, 6};
+    const int64_t *dice[] = {gets_away, stays, NULL};
+    char *first = NULL;
+    for (int i = 0; i < 3; i++) {
+        outcome o = act(st, NULL, "referee", NULL, RUN_ROUND(""), dice[i], dice[i] ? 2 : 0);
+        assert_int_equal(o.rc, -1);
+        assert_int_equal(o.err.status, 422);
+        assert_string_equal(sget(o.err.details, "field"), "combatants[0].attacks[0].hit");
+        assert_int_equal(json_array_size(o.dice), 0); /* no die drawn */
+        char *body = api_error_body_new(&o.err, NULL);
+        if (!first) {
+            first = body;
+        } else {
+            assert_string_equal(body, first);
+            free(body);
+        }
+        outcome_clear(&o);
+    }
+    free(first);
+    /* with its box the round is legal: he gets away (both attacks skipped), or stays */
+    outcome o = act(st, NULL, "referee", NULL, RUN_ROUND(", \"box\": \"thrust\""), gets_away, 2);
+    assert_int_equal(o.rc, 0);
+    assert_false(o.unsatisfied);
+    const json_t *attacks = json_object_get(o.out.result, "attacks");
+    assert_int_equal(json_array_size(attacks), 2);
+    for (size_t i = 0; i < 2; i++) {
+        const json_t *a = json_array_get(attacks, i);
+        assert_string_equal(sget(a, "skipped"), "k ran away");
+        assert_null(json_object_get(a, "hit"));
+    }
+    outcome_clear(&o);
+    o = act(st, NULL, "referee", NULL, RUN_ROUND(", \"box\": \"thrust\""), NULL, -1);
+    assert_int_equal(o.rc, 0);
+    outcome_clear(&o);
+#undef RUN_ROUND
+    json_decref(st);
+}
+
 static void a_round_is_the_referees(void **state) {
     (void)state;
     json_t *st = state_of(SHARKS, NULL, &(api_error){0});
@@ -1174,6 +1233,7 @@ int main(void) {
         cmocka_unit_test(a_killed_attacker_does_not_attack),
         cmocka_unit_test(tremendous_monster_turns_red_then_kills),
         cmocka_unit_test(run_rules_5_1_and_5_2),
+        cmocka_unit_test(a_round_is_checked_before_its_stumble_rolls),
         cmocka_unit_test(a_round_is_the_referees),
         cmocka_unit_test(resolve_never_touches_the_state),
         cmocka_unit_test(seeded_resolution_is_deterministic),

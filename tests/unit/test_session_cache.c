@@ -126,7 +126,7 @@ static void flush_writes_dirty_rows_once(void **state) {
     assert_int_equal(rolls, 2);
     /* Flushed rows are clean: changing the database behind the cache is not overwritten by a
      * second flush. */
-    assert_int_equal(store_session_update(f->conn, a, 7, s->head, s->state, 1), 0);
+    assert_int_equal(store_session_update(f->conn, a, 7, s->head, s->state, 1, NULL), 0);
     assert_int_equal(session_cache_flush(cache, f->conn), 0);
     assert_int_equal(stored_version(f->conn, a, NULL), 7);
     session_cache_free(cache);

@@ -521,6 +521,8 @@ static void run_move_cases(const move_case *cases, size_t n) {
         outcome o = act(st, "m", action, c->dice, c->ndice);
         if (c->status) {
             expect_error(&o, c->status, "rules_violation", c->field, c->label);
+            /* rules/ruleset.h: a refusal comes before any die */
+            if (o.dice_drawn) fail_msg("%s: refused after %zu die(s)", c->label, o.dice_drawn);
         } else {
             expect_ok_dice(&o, c->label);
             const json_t *r = o.out.result;
@@ -767,6 +769,85 @@ static void move_enemies_and_zones_of_control(void **state) {
     assert_true(json_is_false(json_object_get(o.out.result, "stopped_by_zoc")));
     outcome_clear(&o);
     json_decref(st);
+}
+
+/* Issue 19: a path that climbs two levels (a test for disorganisation, TET footnote 3) and is
+ * illegal further on is refused before the test is rolled: the same 422, with no die in it, and
+ * no die drawn whatever the dice would have said. The die only ever decides a legal move. */
+static void move_refused_before_the_climb_test(void **state) {
+    (void)state;
+#define CLIMB H("1207", "{\"terrain\": \"clear\", \"level\": 2}")
+    static const move_case cases[] = {
+        /* 1207 costs 2 (clear 1, climbing two levels 1), then three clear hexes: 5 > 4 */
+        MOVE_BAD("climbs, then runs out of movement points", CLIMB, NULL, MOVER,
+                 "[\"1207\", \"1206\", \"1205\", \"1204\"]", "path"),
+        MOVE_BAD("climbs, then goes on through a zone of control", CLIMB, NULL,
+                 MOVER "," U("e", "b", "line_infantry", "1306", "sw", 3, 3, ""),
+                 "[\"1207\", \"1206\", \"1205\"]", "path[2]"),
+        MOVE_BAD("climbs, then into an enemy", CLIMB, NULL,
+                 MOVER "," U("e", "b", "line_infantry", "1206", "s", 3, 3, ""),
+                 "[\"1207\", \"1206\"]", "path[1]"),
+        MOVE_BAD("climbs, then a hex that is not adjacent", CLIMB, NULL, MOVER,
+                 "[\"1207\", \"1205\"]", "path[1]"),
+        MOVE_BAD("climbs, then out of the front", CLIMB, NULL, MOVER, "[\"1207\", \"1208\"]",
+                 "path[1]"),
+        MOVE_BAD("climbs, then faces the way it faces", CLIMB, NULL, MOVER,
+                 "[\"1207\", {\"face\": \"n\"}]", "path[1]"),
+        MOVE_BAD("climbs, then ends in a stack of three", CLIMB, NULL,
+                 MOVER "," U("f", "a", "line_infantry", "1206", "n", 3, 3,
+                             "") "," U("g", "a", "line_infantry", "1206", "n", 3, 3, ""),
+                 "[\"1207\", \"1206\"]", "path"),
+        MOVE_BAD("climbs, then ends in a stack facing another way", CLIMB, NULL,
+                 MOVER "," U("f", "a", "line_infantry", "1206", "s", 3, 3, ""),
+                 "[\"1207\", \"1206\"]", "path"),
+    };
+    run_move_cases(cases, sizeof cases / sizeof cases[0]);
+
+    /* The issue's case, whatever the die: one answer, byte for byte, and no die drawn. */
+    json_t *st = mkstate(CLIMB, NULL, "[" MOVER "]", NULL);
+    const char *too_far =
+        "{\"type\": \"move\", \"path\": [\"1207\", \"1206\", \"1205\", \"1204\"]}";
+    char *first = NULL;
+    for (int64_t die = 0; die <= 6; die++) {
+        outcome o = act(st, "m", too_far, &die, die ? 1 : 0);
+        expect_error(&o, 422, "rules_violation", "path", "climbs, then too far");
+        assert_int_equal(o.dice_drawn, 0);
+        char *body = api_error_body_new(&o.err, NULL);
+        assert_non_null(body);
+        if (!first) {
+            first = body;
+            assert_string_equal(o.err.message,
+                                "the path costs 5 movement points; unit 'm' has 4 (1207 2 (+1 "
+                                "clear, +1 climbing two levels); 1206 1 (+1 clear); 1205 1 (+1 "
+                                "clear); 1204 1 (+1 clear))");
+        } else {
+            assert_string_equal(body, first);
+            free(body);
+        }
+        outcome_clear(&o);
+    }
+    free(first);
+
+    /* A legal path commits with the test's outcome: failed (6 > morale 3), the unit is
+     * disorganized and goes on along its path (a failure only disorganises); passed, it is
+     * still in good order. */
+    const char *legal = "{\"type\": \"move\", \"path\": [\"1207\", \"1206\", \"1205\"]}";
+    int64_t fail_die = 6, pass_die = 3;
+    outcome o = act(st, "m", legal, &fail_die, 1);
+    expect_ok_dice(&o, "climbs, fails its test, goes on");
+    assert_int_equal(o.dice_drawn, 1);
+    assert_string_equal(sget(o.out.result, "to"), "1205");
+    assert_string_equal(sget(o.out.result, "state"), "disorganized");
+    assert_int_equal(iget(o.out.result, "cost"), 4);
+    expect_unit(o.out.new_state, "m", "1205", "disorganized", 3, "climbs, fails its test");
+    outcome_clear(&o);
+    o = act(st, "m", legal, &pass_die, 1);
+    expect_ok_dice(&o, "climbs, passes its test, goes on");
+    assert_string_equal(sget(o.out.result, "state"), "good");
+    expect_unit(o.out.new_state, "m", "1205", "good", 3, "climbs, passes its test");
+    outcome_clear(&o);
+    json_decref(st);
+#undef CLIMB
 }
 
 /* ---- 4. artillery fire ------------------------------------------------------------------------
@@ -1998,6 +2079,7 @@ int main(void) {
         cmocka_unit_test(move_costs_per_terrain),
         cmocka_unit_test(move_paths_and_facing),
         cmocka_unit_test(move_enemies_and_zones_of_control),
+        cmocka_unit_test(move_refused_before_the_climb_test),
         cmocka_unit_test(fire_modifiers_alone),
         cmocka_unit_test(fire_village_infantry_flank_at_range),
         cmocka_unit_test(fire_disorganization_is_not_by_combat),

@@ -13,6 +13,7 @@ import { actionForms } from './forms.js';
 import { eventLog } from './log.js';
 import { auditPanel } from './audit.js';
 import { renderError } from './results.js';
+import { diceText } from './dice.js';
 
 const $ = (id) => document.getElementById(id);
 const rulesetCache = new Map();
@@ -107,7 +108,7 @@ function openSession(frag) {
     fill(meta,
       h('span', null, `ruleset ${i.ruleset}`), ' · ',
       h('span', null, `sides ${(i.sides || []).join(', ')}`), ' · ',
-      h('span', null, `dice ${s.dice.mode}`), ' · ',
+      h('span', { class: 'dice-mode' }, diceText(s.dice)), ' · ',
       h('span', null, i.visibility), ' · ',
       h('span', { class: 'you' }, `you are ${roleText(role)}`));
   }
@@ -155,7 +156,12 @@ function openSession(frag) {
     if (ev.seq > s.version) {
       s.version = ev.seq;
       s.head = ev.hash;
-      if (ev.type === 'dice_seed_revealed' && ev.data) s.dice = { ...s.dice, commitment: ev.data.next_commitment };
+      if (ev.type === 'dice_seed_revealed' && ev.data) {
+        // A reveal ends every contribution in force: the fresh seed was drawn after them.
+        s.dice = { ...s.dice, commitment: ev.data.next_commitment };
+        delete s.dice.entropy;
+      }
+      if (ev.type === 'entropy_contributed' && ev.data && ev.data.in_force) s.dice = { ...s.dice, entropy: { in_force: ev.data.in_force, digest: ev.data.digest } };
       // The next nonce follows from the dice just rolled (die i of an entry used nonce + i).
       for (const d of (ev.data && Array.isArray(ev.data.dice) ? ev.data.dice : [])) {
         if (typeof d.nonce === 'number' && Array.isArray(d.values)) s.dice.next_nonce = Math.max(s.dice.next_nonce || 0, d.nonce + d.values.length);
@@ -217,7 +223,9 @@ function openSession(frag) {
     const ctx = {
       role: role === 'viewer' ? '' : role,
       units: () => (Array.isArray(s.state.units) ? s.state.units : []),
-      manualDice: () => s.dice.mode === 'manual',
+      // In a session whose manual dice only the referee types, a side sends none (the server
+      // refuses them; an action that needs dice answers which ones, for the referee to enter).
+      manualDice: () => s.dice.mode === 'manual' && !(s.dice.manual_by === 'referee' && role !== 'referee' && role !== ''),
       unitListId: 'unit-ids',
       hexListId: 'hex-ids',
     };
@@ -242,6 +250,7 @@ function openSession(frag) {
     });
     fill($('act'),
       h('p', { class: 'hint' }, role === 'referee' || role === '' ? 'You may act with any unit.' : `You act with ${role}'s units. Click a unit or a hex on the board to fill the open form.`),
+      s.dice.mode === 'manual' && s.dice.manual_by === 'referee' ? h('p', { class: 'hint manual-by-referee' }, 'In this session only the referee types the dice: an action that needs dice is entered by the referee.') : null,
       forms.element, datalists());
   }
 

@@ -1,11 +1,15 @@
 // The start page: create a session from an example scenario (GET /v1/scenarios) or from pasted
 // JSON, then hand out the links (one for the referee, one per side: whoever holds a link acts
 // as that role); or open a session by id, with a token or, for a public session, without.
+// A scenario is created with server dice unless the creator picks seeded or manual dice (the
+// scenario files carry a public seed, which would let anyone compute every die in advance);
+// seeded and manual dice show what they give away, pasted JSON too.
 
 import { h, fill } from './dom.js';
 import { api } from './api.js';
 import { linkFor, fragmentFor } from './fragment.js';
 import { renderError } from './results.js';
+import { warningFor, diceText, randomSeed } from './dice.js';
 
 let scenarioCache = null;
 
@@ -41,7 +45,8 @@ function linkRow(label, href, note) {
 /** The links panel after a 201 from POST /v1/sessions. */
 function showLinks(out, created, body) {
   const id = created.session.id;
-  const rows = [linkRow('Referee', linkFor({ session: id, token: created.tokens.referee, as: 'referee' }), 'acts for every side, reveals the dice seed')];
+  const manualByReferee = body.dice && body.dice.mode === 'manual' && body.dice.manual_by === 'referee';
+  const rows = [linkRow('Referee', linkFor({ session: id, token: created.tokens.referee, as: 'referee' }), manualByReferee ? 'acts for every side, types the dice' : 'acts for every side')];
   // In the session's order of sides (the tokens object may come sorted).
   const sides = Array.isArray(body.sides) ? body.sides : Object.keys(created.tokens.sides || {});
   for (const side of sides) {
@@ -54,6 +59,7 @@ function showLinks(out, created, body) {
     h('p', null, 'Send each player the link of their role, and keep the referee link. ',
       h('strong', null, 'The tokens in these links are shown only now'), ': anyone holding a link acts as that role, so share each one privately.'),
     h('ul', { class: 'links' }, rows),
+    h('p', { class: 'facts created-dice' }, `Dice: ${diceText({ mode: (created.dice && created.dice.mode) || (body.dice && body.dice.mode), manual_by: body.dice && body.dice.manual_by })}.`),
     h('p', { class: 'facts' }, 'Session id ', h('code', null, id), created.dice && created.dice.commitment ? [' · dice commitment ', h('code', { class: 'hash' }, created.dice.commitment)] : null)));
   out.querySelector('#created-h').focus();
 }
@@ -71,6 +77,46 @@ async function create(body, out, button) {
   }
 }
 
+/** A "Warning: ..." line for dice that give something away, or null. */
+function warningLine(dice) {
+  const w = warningFor(dice);
+  return w ? h('p', { class: 'warning' }, h('strong', null, 'Warning:'), ' ', w) : null;
+}
+
+/**
+ * The dice of a session created from a scenario, by the creator's choice: server dice unless
+ * seeded (the scenario's own seed, or a random one when it has none) or manual was picked.
+ */
+export function chosenDice(mode, scenarioDice, referee) {
+  if (mode === 'seeded') {
+    const seed = scenarioDice && scenarioDice.mode === 'seeded' && typeof scenarioDice.seed === 'string' ? scenarioDice.seed : randomSeed();
+    return { mode: 'seeded', seed };
+  }
+  if (mode === 'manual') return referee ? { mode: 'manual', manual_by: 'referee' } : { mode: 'manual' };
+  return { mode: 'server' };
+}
+
+/** The dice choice of the scenario form: {dice(scenarioDice)}, the body's dice. */
+function diceChoice() {
+  const radios = [...document.querySelectorAll('input[name="dice-mode"]')];
+  const referee = document.getElementById('dice-manual-referee');
+  const refereeField = document.getElementById('dice-referee-field');
+  const mode = () => (radios.find((r) => r.checked) || {}).value || 'server';
+  const show = () => {
+    const m = mode();
+    for (const which of ['seeded', 'manual']) {
+      const p = document.getElementById(`dice-${which}-warning`);
+      p.hidden = m !== which;
+      p.querySelector('span').textContent = warningFor(which === 'manual' ? { mode: 'manual', manual_by: referee.checked ? 'referee' : undefined } : { mode: which });
+    }
+    refereeField.hidden = m !== 'manual';
+  };
+  for (const r of radios) r.addEventListener('change', show);
+  referee.addEventListener('change', show);
+  show();
+  return { dice: (scenarioDice) => chosenDice(mode(), scenarioDice, referee.checked) };
+}
+
 /** Wires the start page's three forms (markup in index.html). */
 export function initHome() {
   const out = document.getElementById('create-result');
@@ -78,6 +124,7 @@ export function initHome() {
   const select = document.getElementById('scenario-select');
   const how = document.getElementById('scenario-how');
   const scenarioBtn = scenarioForm.querySelector('button[type=submit]');
+  const choice = diceChoice();
 
   scenarios().then((list) => {
     const groups = new Map();
@@ -97,7 +144,7 @@ export function initHome() {
     try {
       const sc = await api('GET', `/v1/scenarios/${encodeURIComponent(select.value)}`);
       const s = sc.session || {};
-      how.textContent = `${s.ruleset}: sides ${(s.sides || []).join(', ')}; dice ${(s.dice && s.dice.mode) || 'server'}; ${s.visibility || 'private'}.`;
+      how.textContent = `${s.ruleset}: sides ${(s.sides || []).join(', ')}; ${s.visibility || 'private'}. The file suggests ${diceText(s.dice)}; the session gets the dice chosen below.`;
     } catch (err) {
       fill(how, renderError(err));
     }
@@ -107,16 +154,40 @@ export function initHome() {
     ev.preventDefault();
     try {
       const sc = await api('GET', `/v1/scenarios/${encodeURIComponent(select.value)}`);
-      await create(sc.session, out, scenarioBtn);
+      await create({ ...sc.session, dice: choice.dice(sc.session && sc.session.dice) }, out, scenarioBtn);
     } catch (err) {
       fill(out, renderError(err));
     }
   });
 
   const jsonForm = document.getElementById('json-form');
+  const jsonText = document.getElementById('session-json');
+  const jsonWarning = document.getElementById('json-dice-warning');
+  // The pasted body as the page will send it (a scenario file's session), or null.
+  const pasted = () => {
+    let body;
+    try {
+      body = JSON.parse(jsonText.value);
+    } catch {
+      return null;
+    }
+    if (body && typeof body === 'object' && body.session && typeof body.session === 'object' && !body.ruleset) body = body.session;
+    return body && typeof body === 'object' ? body : null;
+  };
+  let warnTimer = null;
+  const warnPasted = () => {
+    const body = pasted();
+    fill(jsonWarning, body ? warningLine(body.dice) : null);
+  };
+  jsonText.addEventListener('input', () => {
+    clearTimeout(warnTimer);
+    warnTimer = setTimeout(warnPasted, 250);
+  });
   jsonForm.addEventListener('submit', async (ev) => {
     ev.preventDefault();
-    const text = document.getElementById('session-json').value;
+    const text = jsonText.value;
+    clearTimeout(warnTimer);
+    warnPasted();
     let body;
     try {
       body = JSON.parse(text);

@@ -3,6 +3,7 @@
 // modifiers the result lists. Entries arrive from the SSE stream, the backlog first.
 
 import { h, compact } from './dom.js';
+import { diceText, roleName } from './dice.js';
 
 const MAX_SHOWN = 300; // older entries stay in the exports; the page keeps the newest
 
@@ -29,9 +30,15 @@ function describe(ev) {
   const d = ev.data || {};
   if (typeof d.summary === 'string' && d.summary) return d.summary;
   if (ev.type === 'session_created') {
-    return `Session created: ${d.title ? `"${d.title}", ` : ''}ruleset ${d.ruleset}, sides ${(d.sides || []).join(', ')}, dice ${d.dice ? d.dice.mode : '?'}`;
+    return `Session created: ${d.title ? `"${d.title}", ` : ''}ruleset ${d.ruleset}, sides ${(d.sides || []).join(', ')}, ${d.dice ? diceText(d.dice) : 'dice ?'}`;
   }
-  if (ev.type === 'dice_seed_revealed') return `Dice seed revealed for nonces up to ${d.last_nonce}: ${d.seed}; next commitment ${d.next_commitment}`;
+  if (ev.type === 'dice_seed_revealed') {
+    return `Dice seed revealed for nonces up to ${d.last_nonce}: ${d.seed}; later dice use a new committed seed (next commitment ${d.next_commitment}), and the players' randomness starts afresh`;
+  }
+  if (ev.type === 'entropy_contributed') {
+    const n = d.in_force && typeof d.in_force === 'object' ? Object.keys(d.in_force).length : 0;
+    return `${roleName(d.role || ev.actor)} added entropy to the dice (in force from the next die${n > 1 ? `, with ${n} contributions in all` : ''})`;
+  }
   return ev.type;
 }
 
