@@ -145,6 +145,9 @@ struct http_conn {
     const char *err_reason;
     const char *scan_pos;    /* first byte of this execute call not checked by scan_framing */
     unsigned char scan_prev; /* last byte checked */
+    const char *exec_end;    /* the end of the bytes of this execute call */
+    uint64_t chunk_left;     /* bytes of the current chunk's data still to come */
+    int crlf_due;            /* after a chunk's data, bytes of its CRLF not yet read: 2, 1, 0 */
     size_t head_raw;         /* raw bytes of the current request head */
     size_t trailer_bytes, ntrailers;
 
@@ -1423,6 +1426,14 @@ static int on_headers_complete(llhttp_t *p) {
     return HPE_PAUSED;
 }
 
+/* The bytes of a chunk's CRLF still due, from q (at most to end): 1 when they are CR, LF. */
+static int crlf_check(http_conn *c, const char *q, const char *end) {
+    for (; c->crlf_due && q < end; q++, c->crlf_due--)
+        if (*q != (c->crlf_due == 2 ? '\r' : '\n'))
+            return scan_fail(c, 400, "chunk data not followed by CRLF");
+    return 1;
+}
+
 static int on_body(llhttp_t *p, const char *at, size_t len) {
     http_conn *c = conn_of(p);
     req_impl *r = c->cur;
@@ -1430,10 +1441,25 @@ static int on_body(llhttp_t *p, const char *at, size_t len) {
     if (!scan_framing(c, c->scan_pos, at)) return HPE_USER; /* chunk framing before this */
     c->scan_pos = at + len;
     c->scan_prev = 0;
+    if (c->parser.flags & F_CHUNKED) c->chunk_left = len < c->chunk_left ? c->chunk_left - len : 0;
+    if ((c->parser.flags & F_CHUNKED) && c->chunk_left == 0) {
+        /* RFC 9112 7.1: chunk-data is followed by exactly CRLF. llhttp's loose build skips any
+         * two bytes there ("<data>ZZ0\r\n\r\n"), which another parser on the path may frame
+         * differently: they are checked here, or (split across reads) as the next read
+         * begins (parse_step). */
+        c->crlf_due = 2;
+        if (!crlf_check(c, at + len, c->exec_end)) return HPE_USER;
+    }
     if (r->pub.body_len + len > max) return cb_fail(c, 413, "body too large");
     if (body_reserve(r, r->pub.body_len + len, max)) return cb_fail(c, -1, "out of memory");
     memcpy(r->body + r->pub.body_len, at, len);
     r->pub.body_len += len;
+    return 0;
+}
+
+/* A chunk's size line is read: its data (content_length bytes) comes next. */
+static int on_chunk_header(llhttp_t *p) {
+    conn_of(p)->chunk_left = p->content_length;
     return 0;
 }
 
@@ -1453,6 +1479,7 @@ static void settings_init(llhttp_settings_t *st) {
     st->on_header_value_complete = on_header_value_complete;
     st->on_headers_complete = on_headers_complete;
     st->on_body = on_body;
+    st->on_chunk_header = on_chunk_header;
     st->on_message_complete = on_message_complete;
 }
 
@@ -1488,6 +1515,14 @@ static int stop_closing(http_conn *c) {
     return 0;
 }
 
+/* How many header fields of the request have this (lowercase) name. */
+static size_t header_count(const http_request *req, const char *lowercase_name) {
+    size_t n = 0;
+    for (size_t i = 0; i < req->nheaders; i++)
+        n += strcmp(req->headers[i].name, lowercase_name) == 0;
+    return n;
+}
+
 /* The head of c->cur is complete: checks that need all of it, then on to the body. */
 static int head_done(http_conn *c) {
     req_impl *r = c->cur;
@@ -1502,6 +1537,13 @@ static int head_done(http_conn *c) {
         return stop_with(c, 400, "unsupported HTTP version");
     if (!target_ok(r->pub.target))
         return stop_with(c, 400, "invalid character in the request target");
+    /* RFC 9112 3.2: an HTTP/1.1 request has exactly one Host (HTTP/1.0 may have none); and two
+     * Authorization headers leave it open which one a proxy or this server would honour. */
+    size_t hosts = header_count(&r->pub, "host");
+    if (hosts > 1 || (hosts == 0 && p->http_minor == 1))
+        return stop_with(c, 400, hosts ? "more than one Host header" : "no Host header");
+    if (header_count(&r->pub, "authorization") > 1)
+        return stop_with(c, 400, "more than one Authorization header");
     r->is_head = p->method == HTTP_HEAD;
     r->http_minor = p->http_minor;
     /* Upgrades and CONNECT are not supported: answered like any request, then closed. */
@@ -1526,6 +1568,8 @@ static int message_done(http_conn *c) {
     c->head_started = 0;
     c->head_raw = 0;
     c->scan_prev = 0;
+    c->chunk_left = 0;
+    c->crlf_due = 0;
     c->trailer_bytes = c->ntrailers = 0;
     c->idle_since_ns = c->parse_now_ns;
     if (r->body) {
@@ -1561,6 +1605,11 @@ static int parse_step(http_conn *c) {
     c->exec_pending = 0;
     c->err_status = 0;
     c->scan_pos = data;
+    c->exec_end = end;
+    if (!crlf_check(c, data, end)) { /* a chunk's CRLF begun in the previous read */
+        parse_failed(c);
+        return 0;
+    }
     llhttp_errno_t err = llhttp_execute(&c->parser, data, (size_t)(end - data));
     if (err != HPE_OK) {
         const char *pos = llhttp_get_error_pos(&c->parser);
