@@ -213,18 +213,28 @@ export function formatOdds(answer, { top = 12 } = {}) {
   return clip(["```", ...lines, "```", ...named, `(${exact})`].join("\n"));
 }
 
+// Summaries and titles carry what players typed (a roll's purpose, unit names): shown as typed,
+// never as Discord markdown (a purpose "[Claim prize](https://evil.example/x)" would otherwise be
+// a masked link). The same escaping as the daemon's own Discord webhooks (server/discord_text.h).
+export function escapeMarkdown(text) {
+  return String(text).replace(/[\\*_~`|><#\-[\]()]/g, "\\$&").replaceAll("://", "\\://");
+}
+
 export function formatAction(answer, replayed) {
   const again = replayed ? " (already done: the same command is not applied twice)" : "";
-  return clip(`${answer.summary}${again}\n-# version ${answer.version}, head ${answer.head}`);
+  return clip(`${escapeMarkdown(answer.summary)}${again}\n-# version ${answer.version}, head ${answer.head}`);
 }
 
 export function formatEvent(ev) {
   const summary = ev.data?.summary;
-  if (summary) return clip(`#${ev.seq} ${summary}`);
-  if (ev.type === "session_created") return `#${ev.seq} session created: ${ev.data.title || ""}`;
+  if (summary) return clip(`#${ev.seq} ${escapeMarkdown(summary)}`);
+  if (ev.type === "session_created")
+    return `#${ev.seq} session created: ${escapeMarkdown(ev.data.title || "")}`;
   if (ev.type === "dice_seed_revealed")
-    return `#${ev.seq} the referee revealed the dice seed: dice up to nonce ` +
+    return `#${ev.seq} the dice seed was revealed: dice up to nonce ` +
            `${ev.data.last_nonce} can now be checked`;
+  if (ev.type === "entropy_contributed")
+    return `#${ev.seq} ${escapeMarkdown(ev.data.role)} added entropy to the dice, in force from the next die`;
   return `#${ev.seq} ${ev.type}`;
 }
 

@@ -1,6 +1,7 @@
 #include "server/webhooks.h"
 
 #include "protocol/json_out.h"
+#include "server/discord_text.h"
 #include "server/log.h"
 
 #include <arpa/inet.h>
@@ -170,13 +171,17 @@ static char *event_body_new(const hook *h, const json_t *page, int64_t seq) {
     else
         fallback_line(json_string_value(json_object_get(ev, "type")) ?: "event", data, seq, line,
                       sizeof line);
-    /* Discord refuses content over 2000 characters: cut at a character boundary. */
-    line[webhook_cut_chars(line, WEBHOOK_DISCORD_MAX)] = '\0';
     /* Players write parts of a summary (a roll's purpose, unit names, the title): Discord must
-     * not turn "@everyone" or "<@&role>" in them into pings. */
+     * show them as typed, never as a masked link or other markdown (server/discord_text.h), nor
+     * turn "@everyone" or "<@&role>" in them into pings (allowed_mentions). The escaped text is
+     * at most twice as long, so it is never cut inside a character before the cut below. */
+    char escaped[sizeof line * 2];
+    discord_escape(line, escaped, sizeof escaped);
+    /* Discord refuses content over 2000 characters: cut at a character boundary. */
+    escaped[webhook_cut_chars(escaped, WEBHOOK_DISCORD_MAX)] = '\0';
     json_out o = {0};
     json_out_text(&o, "{\"content\":");
-    json_out_string(&o, line);
+    json_out_string(&o, escaped);
     json_out_text(&o, ",\"allowed_mentions\":{\"parse\":[]}}");
     return json_out_finish(&o, NULL);
 }

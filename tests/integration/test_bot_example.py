@@ -15,6 +15,13 @@ NODE = shutil.which("node")
 EXAMPLE = REPO_ROOT / "examples" / "discord-bot.mjs"
 
 
+
+def discord_escaped(text):
+    """A summary as Discord must get it: a backslash before each markdown character and before
+    the ':' of "://" (the players' words, never a masked link or markup)."""
+    out = "".join("\\" + ch if ch in "\\*_~`|><#-[]()" else ch for ch in text)
+    return out.replace("://", "\\://")
+
 def node_major():
     if NODE is None:
         return 0
@@ -67,7 +74,7 @@ def test_odds_act_watch_verify(umpire):
         assert rc == 0, out + err
         events, last = umpire.events(sid, token=ref)
         assert last["version"] == 2
-        assert out.splitlines()[0] == events[1]["data"]["summary"]
+        assert out.splitlines()[0] == discord_escaped(events[1]["data"]["summary"])
         assert f"version 2, head {last['head']}" in out
 
         # The same interaction delivered again: the stored answer, nothing rolled.
@@ -176,5 +183,6 @@ def test_game_bot_module(umpire):
     assert texts[2].startswith("knight rolled 1d10 = "), texts[2]
     assert texts[3] == "you hold no side in this game" and out["replies"][3]["data"]["flags"] == 64
     events, _ = umpire.events(sid, token=ref)
-    assert out["posted"] == [f"#{e['seq']} {e['data']['summary']}" for e in events[1:]]
+    assert out["posted"] == [f"#{e['seq']} {discord_escaped(e['data']['summary'])}"
+                             for e in events[1:]]
     assert out["commands"] == ["odds", "act", "roll", "verify"]

@@ -291,6 +291,20 @@ def test_get_session_carries_webhooks_for_the_referee_only(daemon_factory, clien
             f"GET session with {'a side token' if tok else 'no token'} shows the webhook URLs"
 
 
+def test_discord_content_shows_players_text_as_typed(daemon_factory, client_factory, rx):
+    """A side's roll purpose that is Discord markdown (a masked link) arrives escaped: Discord
+    shows the words, not a clickable link."""
+    d, c = start(daemon_factory, client_factory)
+    s = c.create_session(sides=("red", "blue"), mode="server", units=[{"id": "r1", "side": "red"}])
+    sid, ref = s["session"]["id"], s["tokens"]["referee"]
+    set_hooks(c, sid, ref, (rx.url("/d"), "discord"))
+    purpose = "[Claim prize](https://evil.example/x)"  # at most 40 bytes
+    c.roll(sid, s["tokens"]["sides"]["red"], "1d6", unit="r1", purpose=purpose)
+    content = rx.wait_count(1, path="/d")[0].json()["content"]
+    assert "\\[Claim prize\\]\\(https\\://evil.example/x\\)" in content, content
+    assert "[Claim prize](" not in content and "https://" not in content, content
+
+
 def test_discord_content_for_an_event_without_summary(daemon_factory, client_factory, rx):
     d, c = start(daemon_factory, client_factory)
     s = c.create_session(sides=("red", "blue"), mode="server")
