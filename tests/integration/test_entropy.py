@@ -701,6 +701,15 @@ def expected_readme_lines(evs, checkable_up_to):
     return out
 
 
+def test_readme_says_which_nonce_each_value_came_from():
+    """The README's recipe: value i of a dice entry came from nonce + i (read as "compare each
+    nonce with values", it checked only the first die of each entry)."""
+    text = (REPO_ROOT / "README.md").read_text()
+    recipe = text[text.index("**4. Recompute the dice yourself.**"):]
+    recipe = recipe[:recipe.index("**5.")]
+    assert "value `i` of its `values`" in recipe and "nonce `nonce + i`" in recipe, recipe
+
+
 def test_readme_python_audit_script(umpire, tmp_path):
     """The README's audit script (standard library only) on the walk-through's session with both
     sides' contributions and a reveal by a side: every logged die confirmed, none wrong."""
