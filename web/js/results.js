@@ -28,7 +28,9 @@ function modifierList(mods) {
 export function renderOdds(o) {
   const parts = [h('h4', null, 'Exact odds')];
   const facts = [];
-  if (typeof o.exact === 'boolean') facts.push(o.exact ? 'exact' : 'approximate');
+  // Every answer is an exact enumeration; `exact` only says whether the combinations were
+  // equally likely (docs/api.md, Exact odds), so that each chance is also a fraction count/of.
+  if (typeof o.exact === 'boolean') facts.push(o.exact ? 'equally likely combinations' : 'combinations weighted by their chance');
   if (typeof o.enumerated === 'number') facts.push(`${o.enumerated} dice combination${o.enumerated === 1 ? '' : 's'} enumerated`);
   if (typeof o.mean === 'number') facts.push(`mean ${Math.round(o.mean * 1000) / 1000}`);
   if (facts.length) parts.push(h('p', { class: 'facts' }, facts.join(' · ')));
