@@ -12,6 +12,13 @@
 #include <math.h>
 #include <string.h>
 
+unsigned vc_hexside(const json_t *map, hex a, hex b) {
+    unsigned f = hex_map_hexside(map, &vc_map_spec, a, b);
+    /* TET, Bridge, Observations: "There is a bridge where there is a road". */
+    if ((f & VC_F(VC_STREAM)) && (f & (VC_F(VC_ROAD) | VC_F(VC_SUNKEN_ROAD)))) f |= VC_F(VC_BRIDGE);
+    return f;
+}
+
 /* TET, Village, Observations: the flank hexes of infantry in a village are front hexes. */
 static int village_flank(const json_t *map, const vc_unit *u) {
     if (vc_is_infantry(u) && (hex_map_terrain(map, &vc_map_spec, u->at) & VC_F(VC_VILLAGE)))
@@ -61,8 +68,9 @@ bool vc_exerts_zoc(const json_t *map, const vc_unit *u, hex h) {
     if (vc_zone_of(map, u, h) != VC_FRONT) return false;
     /* TET, Block the ZoC: Village (Yes), Stream (Yes), Slope (Yes). */
     if (hex_map_terrain(map, &vc_map_spec, h) & VC_F(VC_VILLAGE)) return false;
-    unsigned side = hex_map_hexside(map, &vc_map_spec, u->at, h);
-    /* A stream blocks, but not where a bridge crosses it (TET, Bridge: "-" in that column). */
+    unsigned side = vc_hexside(map, u->at, h);
+    /* A stream blocks, but not where a bridge crosses it (TET, Bridge: "-" in that column; a
+     * road across a stream is a bridge, vc_hexside). */
     if ((side & VC_F(VC_STREAM)) && !(side & VC_F(VC_BRIDGE))) return false;
     return (side & VC_F(VC_SLOPE)) == 0;
 }

@@ -101,7 +101,8 @@ static const rules_field melee_fields[] = {
     {"attackers", "array", 0, "further attacking units (ids), adjacent to the defender's hex"},
     {"defender", "string", 1, "the hex assaulted (\"1305\"): every unit in it defends"},
     {"changed_order", "boolean", 0,
-     "the attacking stack changed its order in an enemy ZoC (CRT, Miscellaneous: -2)"},
+     "the attacking stack changed its order in an enemy ZoC (CRT, Miscellaneous: -2); refused "
+     "(422) unless the acting unit stands in a stack of two or more units in an enemy ZoC"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -204,7 +205,10 @@ static const char vc_sample_setup[] =
 const ruleset ruleset_vaevictis_corbach = {
     .id = "vaevictis-corbach-1760",
     .title = "Corbach 1760 (Vae Victis 142): the published charts",
-    .version = 1,
+    /* 2 (issue 20): a turn in place is applied to the state; a road across a stream is a
+     * bridge; infantry in a village moves and assaults into its flank hexes; changed_order is
+     * refused outside a stack in an enemy ZoC. Logs of version 1 may re-adjudicate otherwise. */
+    .version = 2,
     .description =
         "Corbach 1760 on its published charts (Vae Victis 142): movement priced on the Terrain "
         "Effects Table, artillery fire on the Artillery Table and assaults on the Combat Results "

@@ -7,16 +7,18 @@
  *   +1 against cavalry with its bonus;
  * - disorganisation: -1 when an attacker is disorganised, +1 when a defender is;
  * - terrain: the defender's (Combat column of the Terrain Effects Table: woods -1, village -1,
- *   sunken road -1; across the hexside: stream -1, bridge -2, slope -2; climbing one level -1,
- *   two -2, going down +1);
+ *   sunken road -1; across the hexside: stream -1, bridge -2 (a road across a stream is a
+ *   bridge, vc_hexside), slope -2; climbing one level -1, two -2, going down +1);
  * - light units: -1 when every attacker is light, +1 when every defender is light in clear;
- * - change of order of a stack in an enemy ZoC -2, a commander present +1, a demoralised
- *   formation -1 (attacker's) / +1 (defender's), against a unit in march column +2.
+ * - change of order of a stack in an enemy ZoC -2 (changed_order: refused unless the acting
+ *   unit stands in a stack of two or more units in an enemy ZoC), a commander present +1, a
+ *   demoralised formation -1 (attacker's) / +1 (defender's), against a unit in march column +2.
  * House defaults (docs/rules/vaevictis-corbach-1760.md): attackers are adjacent and have the
- * defender's hex among their front hexes; routed units and artillery do not assault; a hexside
- * or level modifier holds only when every attacking hex suffers it (the attacking hex best for
- * the attacker sets it); results strike every unit of a side, step losses unit by unit in
- * order; the defender's result is applied first. */
+ * defender's hex among their front hexes (infantry in a village: its flank hexes too, TET
+ * Village); routed units and artillery do not assault; a hexside or level modifier holds only
+ * when every attacking hex suffers it (the attacking hex best for the attacker sets it); results
+ * strike every unit of a side, step losses unit by unit in order; the defender's result is
+ * applied first. */
 #include "rules/vaevictis_corbach/vc.h"
 
 #include "protocol/json_in.h"
@@ -102,7 +104,7 @@ static bool demoralized(const assault *s, const vc_unit *u) {
 
 /* Hexside and level terms of attacking from hex `from`. */
 static void approach_terms(const json_t *map, hex from, hex at, rules_terms *t) {
-    unsigned side = hex_map_hexside(map, &vc_map_spec, from, at);
+    unsigned side = vc_hexside(map, from, at);
     if (side & VC_F(VC_BRIDGE))
         rules_terms_add(t, vc_hexside_terrain[VC_BRIDGE].combat, "bridge");
     else if (side & VC_F(VC_STREAM))
@@ -183,8 +185,7 @@ static void crt_terms(const assault *s, const vc_melee_action *a, rules_terms *t
     hex_grid g;
     hex_map_grid(s->map, &g);
     for (int d = 0; d < HEX_DIRS; d++)
-        if (hex_map_hexside(s->map, &vc_map_spec, s->at, hex_neighbour(&g, s->at, d)) &
-            VC_F(VC_SUNKEN_ROAD)) {
+        if (vc_hexside(s->map, s->at, hex_neighbour(&g, s->at, d)) & VC_F(VC_SUNKEN_ROAD)) {
             rules_terms_add(t, vc_hexside_terrain[VC_SUNKEN_ROAD].combat, "sunken road");
             break;
         }
@@ -279,17 +280,49 @@ static int gather(const rules_ctx *ctx, const vc_melee_action *a, vc_army *army,
             vc_rule_error(err, field, "unit '%s' is not adjacent to hex %s", u->id, h);
             return -1;
         }
-        int rel = hex_relative(u->facing, hex_direction(&g, u->at, s->at));
-        if (rel != 0 && rel != 1 && rel != 5) {
+        /* vc_zone_of: infantry in a village counts its flank hexes as front (TET, Village). */
+        if (vc_zone_of(s->map, u, s->at) != VC_FRONT) {
             vc_rule_error(err, field,
-                          "hex %s is not a front hex of unit '%s' facing %s (house default)", h,
-                          u->id, hex_dir_name(u->facing));
+                          "hex %s is not a front hex of unit '%s' facing %s (house default; "
+                          "infantry in a village also assaults into its flank hexes, TET "
+                          "Village)",
+                          h, u->id, hex_dir_name(u->facing));
             return -1;
         }
     }
     s->ndef = vc_stack(army, s->at, s->def, 8);
     if (s->ndef == 0 || strcmp(s->def[0]->side, lead->side) == 0) {
         vc_rule_error(err, "defender", "hex %s holds no enemy unit", h);
+        return -1;
+    }
+    return 0;
+}
+
+/* CRT, Miscellaneous: "Change of order of a stack in an ennemy ZoC: -2". What the board can
+ * show is checked: the acting unit stands in a stack of two or more units, and that hex is in a
+ * zone of control of the other side. Whether the stack did change its order is the players' word.
+ * Before any die (rules/ruleset.h). */
+static int check_changed_order(const assault *s, const vc_melee_action *a, vc_army *army,
+                               api_error *err) {
+    if (!a->changed_order) return 0;
+    const vc_unit *lead = s->att[0];
+    char h[HEX_NAME_MAX];
+    hex_format(lead->at, h);
+    vc_unit *stack[8];
+    size_t here = vc_stack(army, lead->at, stack, 8);
+    if (here < 2) {
+        vc_rule_error(err, "changed_order",
+                      "changed_order: the CRT's \"change of order of a stack in an enemy ZoC\" "
+                      "(-2) needs a stack, and unit '%s' stands alone at %s",
+                      lead->id, h);
+        return -1;
+    }
+    if (!vc_in_enemy_zoc(s->map, army, lead->side, lead->at)) {
+        vc_rule_error(err, "changed_order",
+                      "changed_order: the CRT's \"change of order of a stack in an enemy ZoC\" "
+                      "(-2) needs the stack of unit '%s' at %s in an enemy zone of control, and "
+                      "no enemy unit exerts one there",
+                      lead->id, h);
         return -1;
     }
     return 0;
@@ -305,7 +338,8 @@ int vc_melee_resolve(const rules_ctx *ctx, const void *action, rules_outcome *ou
     s.formations = json_object_get(ctx->state, "formations");
     s.at = a->defender;
     json_t *pending = vc_pending_copy(ctx->state);
-    if (gather(ctx, a, &army, &s, err) != 0) goto fail;
+    if (gather(ctx, a, &army, &s, err) != 0 || check_changed_order(&s, a, &army, err) != 0)
+        goto fail;
     rules_terms terms = {0};
     char ratio[16];
     int as = 0, ds = 0;

@@ -2,7 +2,8 @@
  * Effects Table (TET).
  *
  * Per hex entered (cost of the infantry or cavalry column; artillery moves as infantry):
- * - across a road or sunken-road hexside (a bridge carries the road): 1, and the road cancels
+ * - across a road or sunken-road hexside (a bridge carries the road; a road across a stream is
+ *   a bridge, TET Bridge: "There is a bridge where there is a road"): 1, and the road cancels
  *   the supplementary costs, the disorganisation and the bans of the terrain (TET footnote 2);
  * - otherwise the hex's terrain (the dearest of its types): clear 1, woods 2 (forbidden to
  *   cavalry; light cavalry may enter and is disorganised, footnote 1), village 2; plus stream +1,
@@ -11,8 +12,9 @@
  * House defaults (not in the charts; docs/rules/vaevictis-corbach-1760.md): movement points by
  * type (unit.movement overrides), a change of facing costs options.facing_change_cost (1; free on
  * a road, footnote 2 "including facing change"), a unit in good order or disorganized moves into
- * its front hexes only (routed units and march columns into any), and a unit entering an enemy
- * zone of control stops there. */
+ * its front hexes only (routed units and march columns into any; infantry in a village into its
+ * flank hexes too, TET Village: "The flank hexes of the infantry occupying these hexes are
+ * considered like frontal hexes"), and a unit entering an enemy zone of control stops there. */
 #include "rules/vaevictis_corbach/vc.h"
 
 #include "protocol/json_in.h"
@@ -93,7 +95,7 @@ static int column(const vc_unit *u, const vc_terrain_row *row) {
 
 static void price(const json_t *map, const vc_unit *u, hex from, hex to, step_cost *c) {
     memset(c, 0, sizeof *c);
-    unsigned side = hex_map_hexside(map, &vc_map_spec, from, to);
+    unsigned side = vc_hexside(map, from, to);
     if (side & (VC_F(VC_ROAD) | VC_F(VC_SUNKEN_ROAD) | VC_F(VC_BRIDGE))) {
         /* TET, Road / Sunken road: 1, cancelling the rest (footnote 2). */
         const char *what = side & VC_F(VC_SUNKEN_ROAD) ? "sunken road" : "road";
@@ -152,7 +154,7 @@ static bool on_road(const json_t *map, hex h) {
     hex_grid g;
     hex_map_grid(map, &g);
     for (int d = 0; d < HEX_DIRS; d++)
-        if (hex_map_hexside(map, &vc_map_spec, h, hex_neighbour(&g, h, d)) &
+        if (vc_hexside(map, h, hex_neighbour(&g, h, d)) &
             (VC_F(VC_ROAD) | VC_F(VC_SUNKEN_ROAD) | VC_F(VC_BRIDGE)))
             return true;
     return false;
@@ -214,11 +216,13 @@ static int check_path(const json_t *map, const hex_grid *g, vc_army *army, vc_un
             vc_rule_error(err, p, "hex %s is not adjacent to %s", h, cur);
             goto done;
         }
-        int rel = hex_relative(u->facing, dir);
-        if (!free_direction && rel != 0 && rel != 1 && rel != 5) {
+        /* Front hexes as vc_zone_of reads them: infantry in a village counts its flank hexes
+         * as front ones (TET, Village) for this house rule too. */
+        if (!free_direction && vc_zone_of(map, u, s->to) != VC_FRONT) {
             vc_rule_error(err, p,
                           "hex %s is not one of the front hexes of unit '%s' facing %s: change "
-                          "facing first (house default)",
+                          "facing first (house default; infantry in a village also moves into "
+                          "its flank hexes, TET Village)",
                           h, u->id, hex_dir_name(u->facing));
             goto done;
         }
@@ -298,6 +302,7 @@ int vc_move_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
             int cost = on_road(map, u->at) ? 0 : o.facing_change_cost;
             spent += cost;
             u->facing = s->facing;
+            u->changed = true; /* written back even when no hex is entered (a turn in place) */
             json_array_append_new(
                 steps, json_pack("{s:s, s:i}", "face", hex_dir_name(s->facing), "cost", cost));
             rules_say(line, sizeof line, "%sface %s %d%s", i ? "; " : "", hex_dir_name(s->facing),

@@ -107,7 +107,7 @@ static const char *step_refused(const retreat_rules *r, hex from, hex to, bool l
     if (vc_enemy_in(r->army, r->u->side, to)) return "an enemy unit stands there";
     if (vc_in_enemy_zoc(r->map, r->army, r->u->side, to))
         return "it is in an enemy zone of control";
-    unsigned side = hex_map_hexside(r->map, &vc_map_spec, from, to);
+    unsigned side = vc_hexside(r->map, from, to);
     bool road = side & (VC_F(VC_ROAD) | VC_F(VC_SUNKEN_ROAD));
     if (!road && r->u->type == VC_HEAVY_CAVALRY &&
         (hex_map_terrain(r->map, &vc_map_spec, to) & VC_F(VC_WOODS)))

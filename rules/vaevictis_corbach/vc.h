@@ -129,6 +129,11 @@ enum { VC_CLEAR = 0, VC_WOODS, VC_VILLAGE };
 enum { VC_ROAD = 0, VC_SUNKEN_ROAD, VC_STREAM, VC_BRIDGE, VC_SLOPE };
 #define VC_F(f) (1u << (f))
 extern const hex_map_spec vc_map_spec;
+/* The features of the hexside between adjacent hexes a and b, as the rules read them: a road or
+ * a sunken road across a stream is a bridge (TET, Bridge: "There is a bridge where there is a
+ * road"), for movement, combat and zones of control alike, whether or not the map marks it.
+ * Every rule of this module reads hexsides through this, never hex_map_hexside directly. */
+unsigned vc_hexside(const json_t *map, hex a, hex b);
 
 /* ---- tables ------------------------------------------------------------------------------ */
 typedef struct vc_terrain_row {

@@ -1356,7 +1356,9 @@ static void melee_modifiers_alone(void **state) {
            ATT_X("light_infantry", 3, 3, "") "," DEF_X("light_cavalry", "s", 3, 3, ""), NULL, MELEE,
            T("attackers light", -1), T("defenders light", 1), END),
         /* miscellaneous */
-        MC("change of order in an enemy ZoC", NULL, NULL, ATT "," DEF, NULL,
+        /* a1 stacked with a3 at 1206, in d1's ZoC (1206 is a front hex of d1 facing s) */
+        MC("change of order in an enemy ZoC", NULL, NULL,
+           ATT "," U("a3", "a", "line_infantry", "1206", "n", 3, 3, "") "," DEF, NULL,
            "{\"type\": \"melee\", \"defender\": \"1205\", \"changed_order\": true}",
            T("change", -2), END),
         MC("commander present", NULL, NULL,
@@ -1425,13 +1427,15 @@ static void melee_combination_flank_woods_stream_commander(void **state) {
 
 /* a1 heavy cavalry with its bonus (4, morale 4, formation fa demoralized) at 1206 and a2 light
  * cavalry (2, morale 3) at 1106 facing ne, against d1 heavy cavalry (3, morale 4) at 1205 facing
- * n: a1 is in its rear, a2 on its flank; the attacking stack changed order in an enemy ZoC. */
-#define COMBO2_UNITS                                                                               \
-    "[" U("a1", "a", "heavy_cavalry", "1206", "n", 4, 4,                                           \
-          ",\"bonus\":true,\"formation\":\"fa\"") "," U("a2", "a", "light_cavalry", "1106", "ne",  \
-                                                        2, 3, "") "," U("d1", "b",                 \
-                                                                        "heavy_cavalry", "1205",   \
-                                                                        "n", 3, 4, "") "]"
+ * n: a1 is in its rear, a2 on its flank; the attacking stack changed order in an enemy ZoC: a1 is
+ * stacked with a3 (which does not attack) and e1 at 1207 facing n has 1206 in its ZoC. */
+#define COMBO2_A1                                                                                  \
+    U("a1", "a", "heavy_cavalry", "1206", "n", 4, 4, ",\"bonus\":true,\"formation\":\"fa\"")
+#define COMBO2_A2    U("a2", "a", "light_cavalry", "1106", "ne", 2, 3, "")
+#define COMBO2_D1    U("d1", "b", "heavy_cavalry", "1205", "n", 3, 4, "")
+#define COMBO2_A3    U("a3", "a", "line_infantry", "1206", "n", 3, 3, "")
+#define COMBO2_E1    U("e1", "b", "line_infantry", "1207", "n", 3, 3, "")
+#define COMBO2_UNITS "[" COMBO2_A1 "," COMBO2_A2 "," COMBO2_D1 "," COMBO2_A3 "," COMBO2_E1 "]"
 #define COMBO2_ACTION                                                                              \
     "{\"type\": \"melee\", \"defender\": \"1205\", \"attackers\": [\"a2\"], \"changed_order\": "   \
     "true}"
@@ -2068,6 +2072,243 @@ static void setup_refused(void **state) {
     }
 }
 
+/* ---- 9. issue 20: corrections from independent checks ---------------------------------------- */
+
+/* Item 1: a turn in place (a path of changes of facing only) is applied to the state, not only
+ * told in the summary; the next turn starts from the new facing. */
+static void issue20_turn_in_place_is_applied(void **state) {
+    (void)state;
+    json_t *st = mkstate(NULL, NULL, "[" MOVER "]", NULL);
+    outcome o = act(st, "m", "{\"type\": \"move\", \"path\": [{\"face\": \"sw\"}]}", NULL, 0);
+    expect_ok_dice(&o, "turn in place");
+    assert_string_equal(sget(o.out.result, "facing"), "sw");
+    assert_non_null(strstr(o.out.summary, "turns in 1208 to face sw"));
+    const json_t *m = unit_in(o.out.new_state, "m");
+    if (strcmp(sget(m, "facing"), "sw") != 0)
+        fail_msg("turn in place: the state after still has m facing %s (%s)", sget(m, "facing"),
+                 o.out.summary);
+    assert_string_equal(sget(m, "hex"), "1208");
+    /* from the new state: facing sw again is refused, back to n is a turn (1 MP) */
+    outcome again =
+        act(o.out.new_state, "m", "{\"type\": \"move\", \"path\": [{\"face\": \"sw\"}]}", NULL, 0);
+    expect_error(&again, 422, "rules_violation", "path[0]", "face sw again");
+    assert_non_null(strstr(again.err.message, "already faces sw"));
+    outcome_clear(&again);
+    outcome back =
+        act(o.out.new_state, "m", "{\"type\": \"move\", \"path\": [{\"face\": \"n\"}]}", NULL, 0);
+    expect_ok_dice(&back, "face back n");
+    assert_int_equal(iget(back.out.result, "cost"), 1);
+    assert_string_equal(sget(unit_in(back.out.new_state, "m"), "facing"), "n");
+    /* sw's front hexes are 1109 (sw), 1209 (s), 1108 (nw): the unit now steps to 1209 */
+    outcome step = act(o.out.new_state, "m", "{\"type\": \"move\", \"path\": [\"1209\"]}", NULL, 0);
+    expect_ok_dice(&step, "a step into the new front");
+    outcome_clear(&step);
+    outcome_clear(&back);
+    /* two turns in place: the last one stands */
+    outcome two =
+        act(st, "m", "{\"type\": \"move\", \"path\": [{\"face\": \"ne\"}, {\"face\": \"se\"}]}",
+            NULL, 0);
+    expect_ok_dice(&two, "two turns in place");
+    assert_string_equal(sget(unit_in(two.out.new_state, "m"), "facing"), "se");
+    outcome_clear(&two);
+    outcome_clear(&o);
+    json_decref(st);
+}
+
+/* Item 2: TET, Bridge, Observations: "There is a bridge where there is a road". A road (or a
+ * sunken road) across a stream is a bridge whether or not the map says `bridge`: combat -2 (not
+ * the stream's -1), no ZoC blocked (Bridge: "-" in Block the ZoC), movement as a road. */
+static void issue20_road_across_a_stream_is_a_bridge(void **state) {
+    (void)state;
+    static const melee_case cases[] = {
+        MC("road across a stream: bridge", NULL, SIDE("1205", "1206", "[\"stream\", \"road\"]"),
+           ATT "," DEF, NULL, MELEE, T("bridge", -2), END),
+        MC("road across a stream, other order", NULL,
+           SIDE("1206", "1205", "[\"road\", \"stream\"]"), ATT "," DEF, NULL, MELEE,
+           T("bridge", -2), END),
+        /* the defender's hex has a sunken road (-1); the approach crosses by a bridge (-2) */
+        MC("sunken road across a stream: bridge", NULL,
+           SIDE("1205", "1206", "[\"stream\", \"sunken_road\"]"), ATT "," DEF, NULL, MELEE,
+           T("sunken", -1), T("bridge", -2), END),
+        MC("a stream without a road is still a stream", NULL, SIDE("1205", "1206", "[\"stream\"]"),
+           ATT "," DEF, NULL, MELEE, T("stream", -1), END),
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const melee_case *c = &cases[i];
+        char units[2048];
+        snprintf(units, sizeof units, "[%s]", c->units);
+        json_t *st = mkstate(c->hexes, c->sides, units, c->formations);
+        const int64_t dice[] = {1, 1, 1, 1, 1, 1};
+        outcome o = act(st, "a1", c->action, dice, 6);
+        expect_ok(&o, c->label);
+        expect_terms(&o, c->terms, c->label);
+        outcome_clear(&o);
+        json_decref(st);
+    }
+    /* ZoC: e at 1305 facing n has 1204 in its front; a stream between blocks it, a road across
+     * that stream (a bridge) does not. */
+    static const move_case moves[] = {
+        MOVE_OK("ZoC across a bridged stream: stops", NULL,
+                SIDE("1204", "1305", "[\"stream\", \"road\"]"), ZMOVER "," ZENEMY,
+                "[\"1205\", \"1204\"]", 2, "1204", "good"),
+        MOVE_BAD("ZoC across a bridged stream: not through", NULL,
+                 SIDE("1204", "1305", "[\"stream\", \"road\"]"), ZMOVER "," ZENEMY,
+                 "[\"1205\", \"1204\", \"1203\"]", "path[2]"),
+        MOVE_BAD("ZoC across a sunken road over a stream: not through", NULL,
+                 SIDE("1204", "1305", "[\"sunken_road\", \"stream\"]"), ZMOVER "," ZENEMY,
+                 "[\"1205\", \"1204\", \"1203\"]", "path[2]"),
+        MOVE_OK("ZoC across a stream alone: blocked", NULL, SIDE("1204", "1305", "[\"stream\"]"),
+                ZMOVER "," ZENEMY, "[\"1205\", \"1204\", \"1203\"]", 3, "1203", "good"),
+        /* movement: as a road (1, the stream's +1 cancelled), as before */
+        MOVE_OK("road across a stream, heavy cavalry", NULL,
+                SIDE("1208", "1207", "[\"stream\", \"road\"]"), MOVER_T("heavy_cavalry"),
+                "[\"1207\"]", 1, "1207", "good"),
+    };
+    run_move_cases(moves, sizeof moves / sizeof moves[0]);
+    /* the ZoC stop is told in the result */
+    json_t *st = mkstate(NULL, SIDE("1204", "1305", "[\"stream\", \"road\"]"),
+                         "[" ZMOVER "," ZENEMY "]", NULL);
+    outcome o = act(st, "m", "{\"type\": \"move\", \"path\": [\"1205\", \"1204\"]}", NULL, 0);
+    expect_ok_dice(&o, "into the ZoC across a bridge");
+    assert_true(json_is_true(json_object_get(o.out.result, "stopped_by_zoc")));
+    outcome_clear(&o);
+    json_decref(st);
+}
+
+/* Item 3: TET, Village, Observations: "The flank hexes of the infantry occupying these hexes are
+ * considered like frontal hexes" -- also for the house rule that a unit moves and assaults only
+ * into its front hexes. From 1208 facing n the flank hexes are 1309 (se) and 1109 (sw), the rear
+ * 1209; from 1207 facing n they are 1308 (se) and 1108 (sw). */
+#define VILLAGE_1208 H("1208", "{\"terrain\": \"village\"}")
+static void issue20_village_infantry_moves_and_assaults_into_its_flanks(void **state) {
+    (void)state;
+    static const move_case moves[] = {
+        MOVE_OK("village infantry into its flank, se", VILLAGE_1208, NULL, MOVER, "[\"1309\"]", 1,
+                "1309", "good"),
+        MOVE_OK("village infantry into its flank, sw", VILLAGE_1208, NULL, MOVER, "[\"1109\"]", 1,
+                "1109", "good"),
+        MOVE_OK("village light infantry into its flank", VILLAGE_1208, NULL,
+                MOVER_T("light_infantry"), "[\"1309\"]", 1, "1309", "good"),
+        MOVE_OK("disorganized village infantry into its flank", VILLAGE_1208, NULL,
+                U("m", "a", "line_infantry", "1208", "n", 3, 3, ",\"state\":\"disorganized\""),
+                "[\"1109\"]", 1, "1109", "disorganized"),
+        MOVE_BAD("village infantry: the rear is still rear", VILLAGE_1208, NULL, MOVER,
+                 "[\"1209\"]", "path[0]"),
+        MOVE_BAD("village cavalry: the flank is still flank", VILLAGE_1208, NULL,
+                 MOVER_T("heavy_cavalry"), "[\"1309\"]", "path[0]"),
+        MOVE_BAD("village artillery: the flank is still flank", VILLAGE_1208, NULL, GUNMOVER,
+                 "[\"1309\"]", "path[0]"),
+        /* the village is the hex the unit occupies at that step: into 1207 (village, 2), then
+         * out by its flank 1308 (1) */
+        MOVE_OK("into a village, then out by its flank", H("1207", "{\"terrain\": \"village\"}"),
+                NULL, MOVER, "[\"1207\", \"1308\"]", 3, "1308", "good"),
+        MOVE_BAD("out of clear by a flank, after a village",
+                 H("1207", "{\"terrain\": \"village\"}"), NULL, MOVER,
+                 "[\"1207\", \"1308\", \"1408\"]", "path[2]"),
+    };
+    run_move_cases(moves, sizeof moves / sizeof moves[0]);
+
+    /* melee: a1 at 1206 (village), d1 at 1205 is north of it: a flank hex when a1 faces se or
+     * sw, its rear when a1 faces s */
+    static const struct {
+        const char *label, *units;
+        bool ok;
+    } melees[] = {
+        {"village infantry assaults from its flank (facing se)",
+         "[" U("a1", "a", "line_infantry", "1206", "se", 3, 3, "") "," DEF "]", true},
+        {"village infantry assaults from its flank (facing sw)",
+         "[" U("a1", "a", "light_infantry", "1206", "sw", 3, 3, "") "," DEF "]", true},
+        {"village infantry: not into its rear",
+         "[" U("a1", "a", "line_infantry", "1206", "s", 3, 3, "") "," DEF "]", false},
+        {"village cavalry: not into its flank",
+         "[" U("a1", "a", "heavy_cavalry", "1206", "se", 3, 3, "") "," DEF "]", false},
+    };
+    for (size_t i = 0; i < sizeof melees / sizeof melees[0]; i++) {
+        json_t *st = mkstate(H("1206", "{\"terrain\": \"village\"}"), NULL, melees[i].units, NULL);
+        const int64_t dice[] = {1, 1, 1, 1, 1, 1};
+        outcome o = act(st, "a1", MELEE, dice, 6);
+        if (melees[i].ok) {
+            expect_ok(&o, melees[i].label);
+        } else {
+            expect_error(&o, 422, "rules_violation", "unit", melees[i].label);
+            if (o.dice_drawn) fail_msg("%s: refused after a die", melees[i].label);
+        }
+        outcome_clear(&o);
+        json_decref(st);
+    }
+    /* a second attacker in a village assaulting from its flank */
+    json_t *st =
+        mkstate(H("1106", "{\"terrain\": \"village\"}"), NULL,
+                "[" ATT "," U("a2", "a", "line_infantry", "1106", "s", 3, 3, "") "," DEF "]", NULL);
+    const int64_t dice[] = {1, 1, 1, 1, 1, 1};
+    outcome o =
+        act(st, "a1", "{\"type\": \"melee\", \"defender\": \"1205\", \"attackers\": [\"a2\"]}",
+            dice, 6);
+    expect_ok(&o, "a second attacker from its village flank");
+    assert_int_equal(iget(o.out.result, "attack_strength"), 6);
+    outcome_clear(&o);
+    json_decref(st);
+}
+
+/* Item 4: CRT, Miscellaneous: "Change of order of a stack in an ennemy ZoC: -2". changed_order is
+ * refused (422 on changed_order, before any die) unless the acting unit stands in a stack of two
+ * or more units and that hex is in an enemy ZoC (d1 at 1205 facing s has 1206 in its front). */
+#define A3_STACKED U("a3", "a", "line_infantry", "1206", "n", 3, 3, "")
+#define CHANGED    "{\"type\": \"melee\", \"defender\": \"1205\", \"changed_order\": true}"
+static void issue20_changed_order_needs_a_stack_in_an_enemy_zoc(void **state) {
+    (void)state;
+    static const struct {
+        const char *label, *sides, *units;
+        bool ok;
+        const char *words; /* in the refusal */
+    } cases[] = {
+        {"a single unit in the enemy ZoC", NULL, "[" ATT "," DEF "]", false, "alone"},
+        {"a stack of two outside any enemy ZoC (the defender faces away)", NULL,
+         "[" ATT "," A3_STACKED "," DEF_X("line_infantry", "n", 3, 3, "") "]", false,
+         "zone of control"},
+        {"a stack of two behind a stream (the ZoC is blocked)",
+         SIDE("1205", "1206", "[\"stream\"]"), "[" ATT "," A3_STACKED "," DEF "]", false,
+         "zone of control"},
+        {"a single unit outside any enemy ZoC", NULL,
+         "[" ATT "," DEF_X("line_infantry", "n", 3, 3, "") "]", false, "alone"},
+        {"a stack of two in the defender's ZoC", NULL, "[" ATT "," A3_STACKED "," DEF "]", true,
+         NULL},
+        /* another enemy's ZoC counts too: e1 at 1207 facing n has 1206 in its front */
+        {"a stack of two in another enemy's ZoC", NULL,
+         "[" ATT "," A3_STACKED "," DEF_X("line_infantry", "n", 3, 3, "") "," U(
+             "e1", "b", "line_infantry", "1207", "n", 3, 3, "") "]",
+         true, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        json_t *st = mkstate(NULL, cases[i].sides, cases[i].units, NULL);
+        const int64_t dice[] = {1, 1, 1, 1, 1, 1};
+        outcome o = act(st, "a1", CHANGED, dice, 6);
+        if (cases[i].ok) {
+            expect_ok(&o, cases[i].label);
+            bool found = false;
+            size_t k;
+            const json_t *m;
+            json_array_foreach(json_object_get(o.out.result, "modifiers"), k, m) {
+                if (strstr(sget(m, "name"), "change of order") && iget(m, "value") == -2)
+                    found = true;
+            }
+            if (!found) fail_msg("%s: no change of order -2: %s", cases[i].label, o.out.summary);
+        } else {
+            expect_error(&o, 422, "rules_violation", "changed_order", cases[i].label);
+            if (o.dice_drawn) fail_msg("%s: refused after a die", cases[i].label);
+            if (!strstr(o.err.message, "change of order") || !strstr(o.err.message, cases[i].words))
+                fail_msg("%s: the refusal does not name the rule: %s", cases[i].label,
+                         o.err.message);
+        }
+        outcome_clear(&o);
+        /* without the flag the same assault is legal everywhere */
+        o = act(st, "a1", MELEE, dice, 6);
+        expect_ok(&o, cases[i].label);
+        outcome_clear(&o);
+        json_decref(st);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(artillery_table_every_row),
@@ -2098,6 +2339,10 @@ int main(void) {
         cmocka_unit_test(rally_procedures),
         cmocka_unit_test(same_dice_same_answer_state_untouched),
         cmocka_unit_test(setup_refused),
+        cmocka_unit_test(issue20_turn_in_place_is_applied),
+        cmocka_unit_test(issue20_road_across_a_stream_is_a_bridge),
+        cmocka_unit_test(issue20_village_infantry_moves_and_assaults_into_its_flanks),
+        cmocka_unit_test(issue20_changed_order_needs_a_stack_in_an_enemy_zoc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
