@@ -16,8 +16,12 @@ CC        ?= cc
 CXX       ?= c++
 PYTHON    ?= /usr/bin/python3
 
-LLHTTP_SRC_DIR := /usr/share/llhttp
-LLHTTP_INC_DIR := /usr/share/include/llhttp
+# Debian's node-llhttp. Listed with $(wildcard) when the Makefile is read: a target that installs
+# packages first (run, test) builds in a second make, which reads the Makefile again afterwards.
+LLHTTP_SRC_DIR ?= /usr/share/llhttp
+LLHTTP_INC_DIR ?= /usr/share/include/llhttp
+# What installs the missing packages.
+DEPS_SCRIPT ?= scripts/install-deps
 
 WARN      := -Wall -Wextra -Werror
 CPPFLAGS  := -D_GNU_SOURCE -DUMPIRE_VERSION='"$(VERSION)"' -DUMPIRE_SOURCE_DIR='"$(CURDIR)"' \
@@ -60,7 +64,7 @@ UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 all: $(BUILD)/umpired $(BUILD)/umpire-verify
 
 deps:
-	@scripts/install-deps
+	@$(DEPS_SCRIPT)
 
 # The library the daemon and every test link against: a test pulls in only what it uses.
 LIB_A := $(BUILD)/libumpire.a
@@ -128,7 +132,10 @@ $(BUILD)/tests/http_harness: tests/http/http_harness.c $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-run: deps all
+# The build runs in a second make: this one listed the llhttp sources before deps installed them
+# (on a fresh machine, none), so linking here would miss llhttp_init.
+run: deps
+	@$(MAKE) --no-print-directory all
 	@mkdir -p data
 	$(BUILD)/umpired $(ARGS)
 
