@@ -8,7 +8,6 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 /* ---- what the errata states ------------------------------------------------------------------ */
 
@@ -43,9 +42,17 @@ static const da_army_values corrected[] = {
     {"manzikert", "Seljuq Turks", 145, 72},
 };
 
-/* An army of the charts names a side when their letters and digits match, case aside: the
- * errata's "Seljuq Turks" is side "seljuq-turks". */
-bool da_same_army(const char *a, const char *b) {
+/* The errata's printed spellings of an army, each the same army as the module's name for it
+ * (SCENARIO CHART (Correction): "Manzikert Seljug Turks -- PV 145; PL 72"; the module's table
+ * above spells it "Seljuq Turks"). */
+static const struct {
+    const char *printed, *army;
+} printed_names[] = {
+    {"Seljug Turks", "Seljuq Turks"},
+};
+
+/* Letters and digits of a and b equal, case aside. */
+static bool same_letters(const char *a, const char *b) {
     for (;;) {
         while (*a && !isalnum((unsigned char)*a))
             a++;
@@ -56,10 +63,23 @@ bool da_same_army(const char *a, const char *b) {
     }
 }
 
+/* The module's name of the army a name means: the errata's printed spelling read as the army. */
+static const char *army_name(const char *name) {
+    for (size_t i = 0; i < sizeof printed_names / sizeof printed_names[0]; i++)
+        if (same_letters(name, printed_names[i].printed)) return printed_names[i].army;
+    return name;
+}
+
+/* An army of the charts names a side when their letters and digits match, case aside, the
+ * errata's printed spellings included: "Seljuq Turks" (or "Seljug Turks") is side
+ * "seljuq-turks", and "seljug-turks". */
+bool da_same_army(const char *a, const char *b) {
+    return same_letters(army_name(a), army_name(b));
+}
+
 const da_army_values *da_corrected_army(const char *scenario, const char *army) {
     for (size_t i = 0; i < sizeof corrected / sizeof corrected[0]; i++)
-        if (strcmp(corrected[i].scenario, scenario) == 0 &&
-            strcasecmp(corrected[i].army, army) == 0)
+        if (strcmp(corrected[i].scenario, scenario) == 0 && da_same_army(corrected[i].army, army))
             return &corrected[i];
     return NULL;
 }
@@ -476,9 +496,17 @@ json_t *da_charts_new(const json_t *setup_charts, api_error *err) {
         goto fail;
     }
     int sc = -1, limit = 0;
+    /* SCENARIO CHART (Correction) prints "Stanford Bridge": the errata's spelling names the
+     * scenario too. */
+    const json_t *scenario = rules_in_present(setup_charts, "scenario");
+    bool printed = json_is_string(scenario) &&
+                   json_string_length(scenario) == strlen("stanford-bridge") &&
+                   strcmp(json_string_value(scenario), "stanford-bridge") == 0;
+    for (int i = 0; printed && scenarios[i]; i++)
+        if (strcmp(scenarios[i], "stamford-bridge") == 0) sc = i;
     if (json_in_only_keys(setup_charts, "setup.charts", keys, err) != 0 ||
-        rules_in_enum(setup_charts, "setup.charts", "scenario", false, scenarios, 0, &sc, err) !=
-            0 ||
+        (!printed && rules_in_enum(setup_charts, "setup.charts", "scenario", false, scenarios, 0,
+                                   &sc, err) != 0) ||
         rules_in_int(setup_charts, "setup.charts", "stacking_limit", false, 1, 100, &limit, err) !=
             0)
         goto fail;
@@ -513,6 +541,40 @@ fail:
         api_error_set(err, 503, "out_of_memory", NULL, "out of memory reading the charts");
     json_decref(out);
     return NULL;
+}
+
+int da_check_scenario_sides(const json_t *charts, const json_t *sides, api_error *err) {
+    const char *scenario = json_string_value(json_object_get(charts, "scenario"));
+    const json_t *armies = json_object_get(charts, "armies");
+    if (!scenario) return 0;
+    size_t i;
+    const json_t *side;
+    json_array_foreach(sides, i, side) {
+        const char *name = json_string_value(side), *k;
+        const json_t *v;
+        bool found = false;
+        json_object_foreach((json_t *)armies, k, v) found |= da_same_army(k, name ? name : "");
+        if (found) continue;
+        char p[JSON_IN_PATH_MAX], field[JSON_IN_PATH_MAX], list[512] = "";
+        json_in_path_index(p, "setup.players", i);
+        json_in_path(field, p, "side");
+        json_t *names = json_array();
+        json_object_foreach((json_t *)armies, k, v) {
+            size_t len = strlen(list);
+            snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "", k);
+            json_array_append_new(names, json_string(k));
+        }
+        api_error_set(
+            err, 422, "invalid_setup",
+            json_pack("{s:s, s:s, s:o}", "field", field, "scenario", scenario, "armies", names),
+            "side '%s' matches no army of scenario %s, whose armies are %s (the "
+            "errata's corrected ones and setup.charts.armies; a name matches on its "
+            "letters and digits, case aside): give this side's point_value and "
+            "panic_level in setup.charts.armies, or name it as its army",
+            name ? name : "", scenario, list[0] ? list : "none");
+        return -1;
+    }
+    return 0;
 }
 
 const json_t *da_chart_require(const json_t *charts, const char *name, api_error *err) {

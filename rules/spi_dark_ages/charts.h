@@ -58,8 +58,9 @@ typedef struct da_army_values {
     int point_value, panic_level;
 } da_army_values;
 const da_army_values *da_corrected_army(const char *scenario, const char *army);
-/* Whether an army's name names a side: their letters and digits match, case aside ("Seljuq
- * Turks" is side "seljuq-turks"). */
+/* Whether an army's name names a side: their letters and digits match, case aside, the
+ * errata's printed spellings read as the army they print ("Seljuq Turks" is side "seljuq-turks"
+ * and side "seljug-turks", SCENARIO CHART (Correction): "Manzikert Seljug Turks"). */
 bool da_same_army(const char *a, const char *b);
 
 /* Validates setup.charts (path "setup.charts") and returns it normalised (new reference): costs
@@ -67,6 +68,10 @@ bool da_same_army(const char *a, const char *b);
  * scenario values. NULL with a 400 (wrong JSON type) or 422 invalid_setup whose details.field
  * names the bad entry. NULL setup_charts: {}. */
 json_t *da_charts_new(const json_t *setup_charts, api_error *err);
+/* With a scenario named in the normalised charts: every side (a JSON array of side names) must
+ * be one of its armies, the errata's corrected ones or the setup's (charts.armies), else 422
+ * invalid_setup naming setup.players[i].side, details.armies listing them. 0 or -1. */
+int da_check_scenario_sides(const json_t *charts, const json_t *sides, api_error *err);
 /* The chart part `name` ("units", "terrain", "crt", "capability", "armies") of normalised
  * charts, or NULL with a 422 chart_missing naming it (for an action that needs it). */
 const json_t *da_chart_require(const json_t *charts, const char *name, api_error *err);

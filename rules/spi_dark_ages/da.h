@@ -107,7 +107,8 @@ typedef struct da_unit {
     bool moved;     /* moved in this Movement Phase */
     hex moved_from; /* where it began this Movement Phase (when moved) */
     int charge;     /* hexes moved straight ahead at the end of its last move (cavalry charge) */
-    bool fired, meleed;           /* attacks made in this Player-Turn */
+    bool fired, meleed;           /* attacks made in this Player-Turn (meleed: as a defender too) */
+    bool missile_target;          /* fired at this Player-Turn (COMBAT (L): a participant) */
     bool alloc_fire, alloc_melee; /* attacks allocated this Player-Turn, and their targets */
     hex fire_target, melee_target;
     char contact[DA_CONTACT_MAX][UNIT_ID_MAX + 1];

@@ -163,6 +163,9 @@ static json_t *da_init_state(const json_t *options, const json_t *setup, api_err
         }
     }
     if (!(players = players_new(json_object_get(setup, "players"), &armies, err))) goto fail;
+    /* SCENARIO CHART (Correction): with a scenario named, a side that is none of its armies would
+     * silently never panic; it is refused. */
+    if (da_check_scenario_sides(charts, players, err) != 0) goto fail;
     if (!(units = da_units_from_setup(setup_units, map, streams, charts, armies, err))) goto fail;
     json_t *turn = json_pack("{s:i, s:i, s:s, s:O}", "game_turn", 1, "player_turn", 0, "phase",
                              "movement", "side", json_array_get(players, 1));
@@ -344,7 +347,7 @@ static const char da_sample_setup[] =
 const ruleset ruleset_spi_dark_ages = {
     .id = "spi-dark-ages",
     .title = "SPI Dark Ages (1976) with the official errata, charts from the scenario",
-    .version = 1,
+    .version = 2,
     .description =
         "SPI's Dark Ages as corrected by its errata (Moves 12), the charts the errata does not "
         "print taken from setup.charts (validated at creation; an action needing a missing one "

@@ -11,6 +11,12 @@
  * the target hex rather than according to the strength of the defending units"; TEC: at most 4
  * but the Keep (charts.c: da_hex_fps). COMMAND UNITS (C): never any die roll modifier in missile
  * combat. EXPLANATION OF COMBAT RESULTS: command units stacked with others are never affected.
+ * COMBAT (L): "No unit may participate in more than one missile and one melee attack per Player
+ * Turn": a unit fires once a Player-Turn, and the units a fire is aimed at (every unit of the
+ * target hex; in Defensive Fire those allocated against the firer) are participants too, so a
+ * unit fired at is not fired at again in that Player-Turn. Firing and being fired at are counted
+ * apart (house reading: a unit struck by Defensive Fire still fires in the Fire Phase, and a
+ * Defensive Fire does not shield its firer from it).
  * The odds are the firer's adjusted Missile Strength against the target hex's Fire Protection
  * Strength on the CRT (the charts' data). House defaults (docs/rules/spi-dark-ages.md): a hex of
  * terrain marked blocks_fire, or on a higher level than both firer and target, blocks the line;
@@ -158,6 +164,17 @@ int da_fire_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
                       u->id, t);
         goto fail;
     }
+    /* COMBAT (L): "No unit may participate in more than one missile ... attack per Player Turn",
+     * the units fired at too (as in melee, where a defender is a participant): a unit fired at
+     * this Player-Turn is not fired at again. */
+    for (size_t i = 0; i < nt; i++)
+        if (targets[i]->missile_target) {
+            da_rule_error(err, "target",
+                          "unit '%s' in %s has been fired at this Player-Turn: no unit takes part "
+                          "in more than one missile attack per Player-Turn (COMBAT (L))",
+                          targets[i]->id, t);
+            goto fail;
+        }
     /* Range: +1 from a hilltop firing downhill into a slope or level terrain hex. */
     int range = da_unit_value(u, "range", 0), distance = hex_distance(&g.grid, u->at, a->target);
     bool hilltop = da_hilltop(&g, u->at);
@@ -230,6 +247,10 @@ int da_fire_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
     da_apply_result(&g, &r, &u, 1, hit, nh, true, &applied);
     u->fired = true;
     u->changed = true;
+    for (size_t i = 0; i < nt; i++) {
+        targets[i]->missile_target = true;
+        targets[i]->changed = true;
+    }
     rules_say(out->summary, sizeof out->summary,
               "%s%s fires from %s at %s (%d hex%s%s): missile %s vs Fire Protection %d (%s), "
               "column %s; roll %d (no modifier in missile combat): %s",

@@ -4,7 +4,14 @@
  * effects, Combat Unit Capability, and the effects of Demoralization or Panic, each unit's Combat
  * Strength is individually adjusted. Whenever any Combat Strength is halved, any remaining
  * fraction is lost. Defending units may have their Combat Strength(s) reduced to less than 1."
- * (errata.c: da_apply_effect, da_halve.)
+ * (errata.c: da_apply_effect, da_halve.) The note lists the adjustments but does not order them;
+ * the module's order (docs/rules/spi-dark-ages.md), each rounded as it is applied:
+ * - a melee attacker: its Melee Attack Strength, a short charge, then the terrain of its hex;
+ * - a missile unit: its Missile Strength, then the terrain of its hex;
+ * - a melee defender: its Melee Defense Strength (front or flank), the terrain of its hex (each
+ *   terrain type in turn), the capability chart, halving on a road through road-only terrain,
+ *   then demoralization or panic.
+ * (Capability applies only to defenders; a demoralized or panicked unit never attacks.)
  *
  * TERRAIN EFFECTS CHART (Clarification): the Defense section adjusts Melee Defense Strengths,
  * the Attack section the Melee and Fire strengths of attackers; the column is Downhill for a

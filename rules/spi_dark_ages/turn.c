@@ -242,8 +242,9 @@ int da_end_phase_resolve(const rules_ctx *ctx, const void *action, rules_outcome
             u->charge = 0;
             u->changed = true;
         }
-        if (new_player_turn && (u->fired || u->meleed || u->alloc_fire || u->alloc_melee)) {
-            u->fired = u->meleed = u->alloc_fire = u->alloc_melee = false;
+        if (new_player_turn &&
+            (u->fired || u->meleed || u->missile_target || u->alloc_fire || u->alloc_melee)) {
+            u->fired = u->meleed = u->missile_target = u->alloc_fire = u->alloc_melee = false;
             u->changed = true;
         }
     }

@@ -5,8 +5,8 @@
  *   stream hex: a hexside of the bank it stands on)}.
  * The state adds what the errata makes a unit remember: "demoralized" {"game_turn", "phase"}
  * (when it was demoralized), "panicked", "panic_edge", "moved", "moved_from", "charge", "fired",
- * "meleed", "allocated" {"fire"?: hex, "melee"?: hex}, "contact" [ids], "mounted_type", "mount_of",
- * "eliminated", "off_map", "rallied" (the Player-Turn). */
+ * "meleed", "missile_target", "allocated" {"fire"?: hex, "melee"?: hex}, "contact" [ids],
+ * "mounted_type", "mount_of", "eliminated", "off_map", "rallied" (the Player-Turn). */
 #include "rules/spi_dark_ages/da.h"
 
 #include "protocol/json_in.h"
@@ -97,7 +97,8 @@ static int read_unit(const json_t *obj, const char *path, bool in_state, const j
         "name",       "aboard",    "bank",       "demoralized",  "panicked",
         "panic_edge", "moved",     "moved_from", "charge",       "fired",
         "meleed",     "allocated", "contact",    "mounted_type", "mount_of",
-        "eliminated", "off_map",   "rallied",    "remounted",    NULL};
+        "eliminated", "off_map",   "rallied",    "remounted",    "missile_target",
+        NULL};
     memset(u, 0, sizeof *u);
     u->bank = -1;
     u->rallied = -1;
@@ -161,6 +162,7 @@ static int read_unit(const json_t *obj, const char *path, bool in_state, const j
         rules_in_int(obj, path, "charge", false, 0, 99, &charge, err) != 0 ||
         rules_in_bool(obj, path, "fired", &u->fired, err) != 0 ||
         rules_in_bool(obj, path, "meleed", &u->meleed, err) != 0 ||
+        rules_in_bool(obj, path, "missile_target", &u->missile_target, err) != 0 ||
         rules_in_text(obj, path, "mounted_type", false, u->mounted_type, sizeof u->mounted_type,
                       err) != 0 ||
         rules_in_bool(obj, path, "eliminated", &u->eliminated, err) != 0 ||
@@ -233,6 +235,7 @@ json_t *da_unit_to_json(const da_unit *u) {
     if (u->charge) json_object_set_new(o, "charge", json_integer(u->charge));
     if (u->fired) json_object_set_new(o, "fired", json_true());
     if (u->meleed) json_object_set_new(o, "meleed", json_true());
+    if (u->missile_target) json_object_set_new(o, "missile_target", json_true());
     if (u->alloc_fire || u->alloc_melee) {
         char t[HEX_NAME_MAX];
         json_t *al = json_object();

@@ -1512,6 +1512,47 @@ static void capability_explanation_ms_defends_with_two(void **unused) {
     json_decref(st);
 }
 
+/* Important Note: "In adjusting Combat Strengths for Terrain effects, Combat Unit Capability, and
+ * the effects of Demoralization or Panic, each unit's Combat Strength is individually adjusted.
+ * Whenever any Combat Strength is halved, any remaining fraction is lost." The errata lists the
+ * three but does not order them; the module's order (docs/rules/spi-dark-ages.md, strength.c) is
+ * terrain, then capability, then (road-only halving, then) demoralization or panic, each rounded
+ * as it is applied. In a swamp (Defense x1/2) against a Class II lead (capability x2): sd 3 -> 1
+ * -> 2 (capability first would give 3); demoralized pikes 7 -> 3 -> 6 -> 3 (demoralization
+ * before capability would give 2). Axes 6 vs 5: 1-1, a 5 is "-". */
+static void capability_note_module_order_terrain_capability_demoralization(void **unused) {
+    (void)unused;
+    json_t *st = mkstate((spec){
+        .charts = "{'units': {'axes': {'class': 'II', 'melee_attack': 6, 'melee_defense': 3, "
+                  "'melee_defense_flank': 1, 'movement': 4, 'vp': 4}, "
+                  "'sd': {'class': 'I', 'melee_attack': 3, 'melee_defense': 3, "
+                  "'melee_defense_flank': 1, 'movement': 4, 'vp': 3}, "
+                  "'pikes': {'class': 'I', 'melee_attack': 3, 'melee_defense': 7, "
+                  "'melee_defense_flank': 1, 'movement': 4, 'vp': 3}, "
+                  "'herald': {'class': 'command', 'melee_attack': 1, 'melee_defense': 2, "
+                  "'melee_defense_flank': 1, 'movement': 8, 'vp': 3}}, "
+                  "'terrain': {'clear': {'move': 1}, 'swamp': {'move': 3, "
+                  "'defense': {'level': 'x1/2'}}}, " CRT_CHART ", "
+                  "'capability': {'II': {'sd': 'x2', 'pikes': 'x2'}}}",
+        .hexes = "{'0605': {'terrain': 'swamp'}}",
+        .units = "v-axe vikings axes 0606 n; v-herald vikings herald 0607 n; "
+                 "s-sd saxons sd 0605 s; s-pk saxons pikes 0605 s"});
+    edit_unit(st, "s-pk", "demoralized", DEMORALIZED);
+    json_t *r = melee_with(&st, "v-axe", "0605", 5);
+    expect_strength(r, "defenders", "s-sd", "2", "sd: swamp, then capability");
+    expect_strength(r, "defenders", "s-pk", "3", "pikes: swamp, capability, demoralized");
+    const json_t *adj = json_object_get(entry(r, "defenders", "s-pk"), "adjustments");
+    static const char *const order[] = {"x1/2 swamp level", "x2 capability vs class II",
+                                        "x1/2 demoralized"};
+    assert_int_equal(json_array_size(adj), 3);
+    for (size_t i = 0; i < 3; i++)
+        assert_string_equal(json_string_value(json_array_get(adj, i)), order[i]);
+    expect_str(r, "defence", "5", "the defence");
+    expect_str(r, "column", "1-1", "6 vs 5");
+    json_decref(r);
+    json_decref(st);
+}
+
 /* ---- COMBAT General Rule, (D), (L) ------------------------------------------------------------
  */
 
@@ -1572,6 +1613,65 @@ static void combat_l_only_class_i_fires_and_melees(void **unused) {
                    "Class I melees after firing");
     expect_str(r, "attack", "3", "Class I melees after firing");
     json_decref(r);
+    json_decref(st);
+}
+
+/* COMBAT (L): "No unit may participate in more than one missile and one melee attack per Player
+ * Turn", a unit fired at being a participant as a melee defender is (issue 20 item 5: a second
+ * missile attack on the same target was allowed). Two viking archers allocated against the same
+ * saxon foot: the second fire is refused before any die. Archers 3 against Fire Protection 0
+ * (clear) read the best column, 8-1, where a 6 is AD: nothing for missile fire. In the next viking
+ * Player-Turn the foot may be fired at again. */
+static void combat_l_one_missile_attack_on_a_target_per_player_turn(void **unused) {
+    (void)unused;
+    json_t *st = mkstate((spec){.units = "v-arch1 vikings archers 0607 n; v-herald vikings herald "
+                                         "0607 n; v-arch2 vikings archers 0707 n; "
+                                         "s-a saxons foot 0604 s"});
+    to_phase(&st, "vikings", "allocation");
+    allocate(&st, "v-arch1", "0604", "fire");
+    allocate(&st, "v-arch2", "0604", "fire");
+    to_phase(&st, "vikings", "fire");
+    json_t *r = ok(&st, "v-arch1", "{'type': 'fire', 'target': '0604'}", DICE(6), "first fire");
+    expect_str(r, "column", "8-1", "first fire");
+    json_decref(r);
+    refuse(st, "v-arch2", "{'type': 'fire', 'target': '0604'}", DICE(6), 422, "rules_violation",
+           "target", "a second missile attack on s-a");
+    expect_refused_msg("s-a", "a second missile attack on s-a");
+    expect_refused_msg("COMBAT (L)", "a second missile attack on s-a");
+    assert_true(flag_of(st, "s-a", "missile_target"));
+    assert_false(flag_of(st, "v-arch1", "missile_target"));
+    /* the next viking Player-Turn: forgotten at the start of the saxons' */
+    to_phase(&st, "saxons", "movement");
+    assert_false(flag_of(st, "s-a", "missile_target"));
+    to_phase(&st, "vikings", "allocation");
+    allocate(&st, "v-arch2", "0604", "fire");
+    to_phase(&st, "vikings", "fire");
+    ok_drop(&st, "v-arch2", "{'type': 'fire', 'target': '0604'}", DICE(6), "fire next turn");
+    json_decref(st);
+}
+
+/* The same for Defensive Fire: the javelin men are allocated to fire at one saxon archer unit and
+ * to melee the other; the first archers' Defensive Fire at them is allowed, the second's refused
+ * (COMBAT (L)). Firing and being fired at are counted apart (house reading, fire.c): the javelin
+ * men, fired at, still fire at the archers in the Fire Phase. */
+static void combat_l_defensive_fire_once_at_a_unit(void **unused) {
+    (void)unused;
+    json_t *st = mkstate((spec){.units = "v-jav vikings javelin 0605 n; v-herald vikings herald "
+                                         "0606 n; s-arch1 saxons archers 0604 s; "
+                                         "s-arch2 saxons archers 0705 s"});
+    to_phase(&st, "vikings", "allocation");
+    allocate(&st, "v-jav", "0604", "fire");
+    allocate(&st, "v-jav", "0705", "melee");
+    to_phase(&st, "vikings", "defensive_fire");
+    json_t *r = ok(&st, "s-arch1", "{'type': 'fire', 'target': '0605'}", DICE(6),
+                   "the first Defensive Fire");
+    assert_true(json_is_true(json_object_get(r, "defensive")));
+    json_decref(r);
+    refuse(st, "s-arch2", "{'type': 'fire', 'target': '0605'}", DICE(6), 422, "rules_violation",
+           "target", "a second Defensive Fire at v-jav");
+    expect_refused_msg("v-jav", "a second Defensive Fire at v-jav");
+    to_phase(&st, "vikings", "fire");
+    ok_drop(&st, "v-jav", "{'type': 'fire', 'target': '0604'}", DICE(6), "fired at, it fires");
     json_decref(st);
 }
 
@@ -2352,21 +2452,25 @@ static void chart_missing_names_the_chart(void **unused) {
  * Manzikert Seljug Turks -- PV 145; PL 72". */
 static void scenario_chart_corrected_values(void **unused) {
     (void)unused;
+    /* each side one of the scenario's armies: the errata's, or the setup's (below) */
     static const struct {
-        const char *scenario, *army;
+        const char *scenario, *army, *side;
         long pv, pl;
     } cases[] = {
-        {"tours", "Franks", 55, 22},
-        {"tours", "Arabs", 80, 24},
-        {"constantinople", "Byzantines", 150, 60},
-        {"balathusta", "Byzantines", 160, 64},
-        {"stamford-bridge", "Anglo-Saxons", 115, 34},
-        {"manzikert", "Seljuq Turks", 145, 72},
+        {"tours", "Franks", "franks", 55, 22},
+        {"tours", "Arabs", "arabs", 80, 24},
+        {"constantinople", "Byzantines", "byzantines", 150, 60},
+        {"balathusta", "Byzantines", "byzantines", 160, 64},
+        {"stamford-bridge", "Anglo-Saxons", "anglo-saxons", 115, 34},
+        {"manzikert", "Seljuq Turks", "seljuq-turks", 145, 72},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char charts[128];
-        snprintf(charts, sizeof charts, "{'scenario': '%s'}", cases[i].scenario);
-        json_t *st = mkstate((spec){.charts = charts, .units = ""});
+        char charts[256], players[128];
+        snprintf(charts, sizeof charts,
+                 "{'scenario': '%s', 'armies': {'foes': {'point_value': 1, 'panic_level': 1}}}",
+                 cases[i].scenario);
+        snprintf(players, sizeof players, "[{'side': '%s'}, {'side': 'foes'}]", cases[i].side);
+        json_t *st = mkstate((spec){.charts = charts, .players = players, .units = ""});
         const json_t *a = json_object_get(json_object_get(json_object_get(st, "charts"), "armies"),
                                           cases[i].army);
         if (!a) fail_msg("%s: no army %s", cases[i].scenario, cases[i].army);
@@ -2390,6 +2494,19 @@ static void edit_crt_columns(json_t *st, const char *value) {
     json_t *charts = json_deep_copy(json_object_get(st, "charts"));
     json_object_set_new(json_object_get(charts, "crt"), "columns", jparse(value));
     json_object_set_new(st, "charts", charts);
+}
+
+/* The refusal of a side of no army lists the scenario's armies in details.armies. */
+static void expect_refused_setup_armies(spec s, const char *a, const char *b) {
+    api_error err = {0};
+    json_t *st = try_state(&s, &err);
+    if (st) fail_msg("a side of no army: init_state accepted the setup");
+    const json_t *armies = json_object_get(err.details, "armies");
+    if (json_array_size(armies) != 2 || !has_id(armies, a) || !has_id(armies, b)) {
+        char *got = dump(armies);
+        fail_msg("details.armies %s, expected %s and %s", got, a, b);
+    }
+    api_error_clear(&err);
 }
 
 /* init_state must refuse with status/code on details.field, its message saying `needle`. */
@@ -2590,8 +2707,12 @@ static void combat_results_1e_combat_units_before_fleet_and_command(void **unuse
 /* SCENARIO CHART (Correction) with the setup's own armies: an armies entry of the setup for the
  * errata's army replaces it, the names matched letters and digits only, case aside. Stamford
  * Bridge's Anglo-Saxons (PL 34 in the errata) given PL 10 by the setup as side "anglo-saxons"
- * panic at 10; side "seljuq-turks" takes Manzikert's corrected 72. Foot 4 vs 4, a 3 is 1E (4 VP)
- * on the front unit; the one behind it, near no command unit, panics. */
+ * panic at 10; side "seljuq-turks" takes Manzikert's corrected 72, and so does side
+ * "seljug-turks", the errata's printed spelling ("Manzikert Seljug Turks -- PV 145; PL 72"; issue
+ * 20 item 6: it never panicked). The vikings, an army the errata does not correct, take their
+ * values from the setup (a side of no army of the scenario is refused, below). Foot 4 vs 4, a 3
+ * is 1E (4 VP) on the front unit; the one behind it, near no command unit, panics. */
+#define VIKING_ARMY "'vikings': {'point_value': 40, 'panic_level': 99}"
 static void scenario_chart_setup_armies_override_and_names(void **unused) {
     (void)unused;
     static const struct {
@@ -2601,13 +2722,19 @@ static void scenario_chart_setup_armies_override_and_names(void **unused) {
         bool panics;
     } cases[] = {
         {CHARTS_WITH("'scenario': 'stamford-bridge', 'armies': {'anglo-saxons': {'point_value': "
-                     "115, 'panic_level': 10}}"),
+                     "115, 'panic_level': 10}, " VIKING_ARMY "}"),
          "anglo-saxons", "anglo-saxons", 10, 6, true},
         {CHARTS_WITH("'scenario': 'stamford-bridge', 'armies': {'anglo-saxons': {'point_value': "
-                     "115, 'panic_level': 10}}"),
+                     "115, 'panic_level': 10}, " VIKING_ARMY "}"),
          "anglo-saxons", "anglo-saxons", 10, 5, false},
-        {CHARTS_WITH("'scenario': 'manzikert'"), "seljuq-turks", "Seljuq Turks", 72, 68, true},
-        {CHARTS_WITH("'scenario': 'manzikert'"), "seljuq-turks", "Seljuq Turks", 72, 67, false},
+        {CHARTS_WITH("'scenario': 'manzikert', 'armies': {" VIKING_ARMY "}"), "seljuq-turks",
+         "Seljuq Turks", 72, 68, true},
+        {CHARTS_WITH("'scenario': 'manzikert', 'armies': {" VIKING_ARMY "}"), "seljuq-turks",
+         "Seljuq Turks", 72, 67, false},
+        {CHARTS_WITH("'scenario': 'manzikert', 'armies': {" VIKING_ARMY "}"), "seljug-turks",
+         "Seljuq Turks", 72, 68, true},
+        {CHARTS_WITH("'scenario': 'manzikert', 'armies': {" VIKING_ARMY "}"), "SELJUG_TURKS",
+         "Seljuq Turks", 72, 67, false},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char players[128], units[256], losses[16], why[96];
@@ -2633,6 +2760,55 @@ static void scenario_chart_setup_armies_override_and_names(void **unused) {
         assert_int_equal(flag_of(st, "x-d", "panicked"), cases[i].panics);
         json_decref(st);
     }
+}
+
+/* SCENARIO CHART (Correction), issue 20 item 6: with a scenario named, a side that matches none of
+ * its armies (the errata's corrected ones, the errata's printed spellings included, and the
+ * setup's armies) would never panic; it is refused at creation, 422 invalid_setup naming
+ * setup.players[i].side and listing the armies. Without a scenario a side may still go without
+ * an army (it never panics, as documented). "Stanford Bridge", as the errata prints it, names the
+ * Stamford Bridge scenario. */
+static void scenario_chart_side_of_no_army_refused(void **unused) {
+    (void)unused;
+    const char *units = "v-a vikings foot 0606 n; x-a seljuk-turks foot 0605 s";
+    expect_setup_error_says(
+        (spec){.charts = "{'scenario': 'manzikert', 'armies': {" VIKING_ARMY "}}",
+               .players = "[{'side': 'seljuk-turks'}, {'side': 'vikings'}]",
+               .units = units},
+        422, "invalid_setup", "setup.players[0].side", "Seljuq Turks",
+        "a spelling the errata does not print");
+    expect_refused_setup_armies(
+        (spec){.charts = "{'scenario': 'manzikert', 'armies': {" VIKING_ARMY "}}",
+               .players = "[{'side': 'seljuk-turks'}, {'side': 'vikings'}]",
+               .units = units},
+        "Seljuq Turks", "vikings");
+    expect_setup_error_says((spec){.charts = "{'scenario': 'stamford-bridge'}",
+                                   .players = "[{'side': 'anglo-saxons'}, {'side': 'norwegians'}]",
+                                   .units = ""},
+                            422, "invalid_setup", "setup.players[1].side", "Anglo-Saxons",
+                            "the other army without values");
+    expect_setup_error_says((spec){.charts = "{'scenario': 'tours'}", .units = ""}, 422,
+                            "invalid_setup", "setup.players[0].side", "Franks, Arabs",
+                            "the sides of another scenario");
+    /* the errata's spellings */
+    json_t *st = mkstate((spec){.charts = "{'scenario': 'manzikert', 'armies': {" VIKING_ARMY "}}",
+                                .players = "[{'side': 'seljug-turks'}, {'side': 'vikings'}]",
+                                .units = ""});
+    json_decref(st);
+    st = mkstate((spec){.charts = "{'scenario': 'stanford-bridge', 'armies': {'norwegians': "
+                                  "{'point_value': 31, 'panic_level': 8}}}",
+                        .players = "[{'side': 'anglo-saxons'}, {'side': 'norwegians'}]",
+                        .units = ""});
+    const json_t *charts = json_object_get(st, "charts");
+    expect_str(charts, "scenario", "stamford-bridge", "Stanford Bridge");
+    expect_int(json_object_get(json_object_get(charts, "armies"), "Anglo-Saxons"), "panic_level",
+               34, "Stanford Bridge");
+    json_decref(st);
+    /* no scenario: a side without an army is allowed */
+    st = mkstate((spec){.charts = CHARTS_WITH(ARMIES(99, 99)),
+                        .players = "[{'side': 'franks'}, {'side': 'vikings'}]",
+                        .units = ""});
+    json_decref(st);
 }
 
 /* PANIC (house reading): a panicked unit held in contact cannot run, so it ends its move where it
@@ -2890,8 +3066,11 @@ int main(void) {
         cmocka_unit_test(capability_note_four_against_half_is_eight_to_one),
         cmocka_unit_test(capability_note_attackers_lose_fractions),
         cmocka_unit_test(capability_explanation_ms_defends_with_two),
+        cmocka_unit_test(capability_note_module_order_terrain_capability_demoralization),
         cmocka_unit_test(combat_l_one_missile_and_one_melee_per_player_turn),
         cmocka_unit_test(combat_l_only_class_i_fires_and_melees),
+        cmocka_unit_test(combat_l_one_missile_attack_on_a_target_per_player_turn),
+        cmocka_unit_test(combat_l_defensive_fire_once_at_a_unit),
         cmocka_unit_test(combat_general_mas_zero_never_initiates),
         cmocka_unit_test(combat_general_defensive_fire_only_at_allocated),
         cmocka_unit_test(combat_d_hilltop_range_and_firing_over_units),
@@ -2922,6 +3101,7 @@ int main(void) {
         cmocka_unit_test(defensive_fire_strikes_allocated_never_stacked_command),
         cmocka_unit_test(combat_results_1e_combat_units_before_fleet_and_command),
         cmocka_unit_test(scenario_chart_setup_armies_override_and_names),
+        cmocka_unit_test(scenario_chart_side_of_no_army_refused),
         cmocka_unit_test(panic_held_in_contact_or_stopped_ends_its_move),
         cmocka_unit_test(panic_turns_only_to_step_edgeward),
         cmocka_unit_test(panic_no_contact_with_panicked_units),

@@ -89,6 +89,41 @@ static void corrected_scenario_values(void **st) {
     json_decref(c);
 }
 
+/* SCENARIO CHART (Correction) as printed: "Stanford Bridge Anglo-Saxons -- PV 115; PL 34
+ * Manzikert Seljug Turks -- PV 145; PL 72". The printed "Seljug Turks" is the army the module
+ * calls "Seljuq Turks" (issue 20 item 6: side "seljug-turks" matched no army and never
+ * panicked); a setup entry under the printed spelling replaces the corrected one; "Stanford
+ * Bridge" names the scenario. */
+static void printed_spellings(void **st) {
+    (void)st;
+    assert_true(da_same_army("Seljuq Turks", "seljug-turks"));
+    assert_true(da_same_army("Seljug Turks", "seljuq-turks"));
+    assert_true(da_same_army("Seljug Turks", "SELJUG_TURKS"));
+    assert_false(da_same_army("Seljuq Turks", "seljuk-turks")); /* not printed */
+    assert_false(da_same_army("Seljuq Turks", "turks"));
+    const da_army_values *v = da_corrected_army("manzikert", "Seljug Turks");
+    assert_non_null(v);
+    assert_int_equal(v->panic_level, 72);
+
+    json_t *c = charts("{\"scenario\": \"manzikert\", \"armies\": {\"seljug-turks\": "
+                       "{\"point_value\": 100, \"panic_level\": 50}}}",
+                       0, NULL);
+    const json_t *armies = json_object_get(c, "armies");
+    assert_null(json_object_get(armies, "Seljuq Turks"));
+    assert_int_equal(
+        json_integer_value(json_object_get(json_object_get(armies, "seljug-turks"), "panic_level")),
+        50);
+    json_decref(c);
+
+    c = charts("{\"scenario\": \"stanford-bridge\"}", 0, NULL);
+    assert_string_equal(json_string_value(json_object_get(c, "scenario")), "stamford-bridge");
+    assert_int_equal(
+        json_integer_value(json_object_get(
+            json_object_get(json_object_get(c, "armies"), "Anglo-Saxons"), "point_value")),
+        115);
+    json_decref(c);
+}
+
 /* An action needing a chart the session lacks: 422 chart_missing naming it. */
 static void missing_chart(void **st) {
     (void)st;
@@ -253,10 +288,15 @@ static void step_costs(void **st) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(errata_numbers),       cmocka_unit_test(corrected_scenario_values),
-        cmocka_unit_test(missing_chart),        cmocka_unit_test(terrain_costs),
-        cmocka_unit_test(terrain_refused),      cmocka_unit_test(crt),
-        cmocka_unit_test(units_and_capability), cmocka_unit_test(step_costs),
+        cmocka_unit_test(errata_numbers),
+        cmocka_unit_test(corrected_scenario_values),
+        cmocka_unit_test(printed_spellings),
+        cmocka_unit_test(missing_chart),
+        cmocka_unit_test(terrain_costs),
+        cmocka_unit_test(terrain_refused),
+        cmocka_unit_test(crt),
+        cmocka_unit_test(units_and_capability),
+        cmocka_unit_test(step_costs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
