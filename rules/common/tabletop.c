@@ -3,7 +3,8 @@
  *
  * Every comparison is exact. Coordinates are bounded by TABLE_COORD_MAX, so differences are
  * below 2^22 and squares below 2^44; intermediate products (cross products squared, radius
- * squared times a squared length) are taken in 128 bits.
+ * squared times a squared length) are taken in 128 bits, and the sweep of a base along an exact
+ * direction (below) compares sums of square roots exactly in 256 bits.
  *
  * Out-of-contract input (a point far off the table, say from table_step with a huge distance, or
  * a damaged state) must not overflow: every coordinate is first clamped to +-TABLE_GUARD (2^30 -
@@ -152,6 +153,134 @@ bool table_segment_near(table_pt a, table_pt b, table_pt c, int64_t radius) {
     /* Distance to the line: |cross| / |ab|; compare squares, times len2 (< 2^127). */
     i128 cross = (i128)ux * wy - (i128)uy * wx; /* |cross| < 2^63 */
     return cross * cross <= r2 * len2;
+}
+
+/* ---- a base moving exactly along a direction ------------------------------------------------ */
+/* Bounds (after the clamps): a difference of two points and d are below 2^22 per coordinate, so
+ * |d|^2 = n < 2^45, a dot or cross product below 2^45, a length or contact below 2^24 and so
+ * contact^2 n or length^2 n below 2^93. Comparisons of sums of square roots are squared twice
+ * into products of two such numbers (below 2^186), taken exactly in 256 bits. */
+
+__extension__ typedef unsigned __int128 u128;
+
+static table_pt sweep_point(table_pt p) {
+    return (table_pt){clamp64(p.x, -TABLE_SWEEP_POINT, TABLE_SWEEP_POINT),
+                      clamp64(p.y, -TABLE_SWEEP_POINT, TABLE_SWEEP_POINT)};
+}
+
+static table_pt sweep_vector(table_pt d) {
+    return (table_pt){clamp64(d.x, -2 * TABLE_SWEEP_POINT, 2 * TABLE_SWEEP_POINT),
+                      clamp64(d.y, -2 * TABLE_SWEEP_POINT, 2 * TABLE_SWEEP_POINT)};
+}
+
+/* The sign of a * b - c * d, exactly (each product up to 256 bits). */
+static void mul256(u128 a, u128 b, u128 *hi, u128 *lo) {
+    const u128 m = ~(uint64_t)0;
+    u128 a0 = a & m, a1 = a >> 64, b0 = b & m, b1 = b >> 64;
+    u128 p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+    u128 mid = (p00 >> 64) + (p01 & m) + (p10 & m); /* < 3 * 2^64 */
+    *lo = (mid << 64) | (p00 & m);
+    *hi = p11 + (p01 >> 64) + (p10 >> 64) + (mid >> 64);
+}
+
+static int cmp_products(u128 a, u128 b, u128 c, u128 d) {
+    u128 h1, l1, h2, l2;
+    mul256(a, b, &h1, &l1);
+    mul256(c, d, &h2, &l2);
+    if (h1 != h2) return h1 < h2 ? -1 : 1;
+    return l1 < l2 ? -1 : l1 > l2 ? 1 : 0;
+}
+
+static u128 mag(i128 v) {
+    return v < 0 ? (u128)0 - (u128)v : (u128)v;
+}
+
+/* The sign of m - sqrt(x) - sqrt(y) (x, y >= 0; |m| < 2^47, x, y < 2^94). */
+static int sign_m_minus_roots(i128 m, i128 x, i128 y) {
+    if (m <= 0) return m == 0 && x == 0 && y == 0 ? 0 : -1;
+    /* m vs sqrt(x) + sqrt(y), both sides >= 0: m^2 - x - y vs 2 sqrt(xy) */
+    i128 k = m * m - x - y;
+    if (k < 0) return -1;
+    if (k == 0) return x == 0 || y == 0 ? 0 : -1;
+    return cmp_products(mag(k), mag(k), 4 * (u128)x, (u128)y);
+}
+
+/* The sign of m + sqrt(x) - sqrt(y) (x, y >= 0; |m| < 2^47, x, y < 2^94). */
+static int sign_m_plus_root_minus_root(i128 m, i128 x, i128 y) {
+    if (m >= 0) {
+        /* m + sqrt(x) vs sqrt(y), both >= 0: 2 m sqrt(x) vs y - m^2 - x */
+        i128 k = y - m * m - x;
+        if (k < 0) return 1;
+        return cmp_products(4 * mag(m) * mag(m), (u128)x, mag(k), mag(k));
+    }
+    /* sqrt(x) vs sqrt(y) + |m|: x - y - m^2 vs 2 |m| sqrt(y) */
+    i128 k = x - y - m * m;
+    if (k < 0) return -1;
+    return cmp_products(mag(k), mag(k), 4 * mag(m) * mag(m), (u128)y);
+}
+
+/* round(v / sqrt(n)) for v >= 0, n > 0 (a half would go up, but never occurs: tabletop.h):
+ * the largest k >= 0 with k = 0 or (2k - 1) sqrt(n) <= 2v (v < 2^46, n < 2^45: every square
+ * below 2^96). */
+static int64_t round_div_sqrt(i128 v, i128 n) {
+    int64_t k = (int64_t)llroundl((long double)v / sqrtl((long double)n));
+    if (k < 0) k = 0;
+    while (k > 0 && (i128)(2 * k - 1) * (2 * k - 1) * n > 4 * v * v)
+        k--;
+    while ((i128)(2 * k + 1) * (2 * k + 1) * n <= 4 * v * v)
+        k++;
+    return k;
+}
+
+table_pt table_step_along(table_pt a, table_pt d, int64_t length) {
+    a = guard(a);
+    d = sweep_vector(d);
+    length = clamp64(length, 0, TABLE_SWEEP_LENGTH);
+    i128 n = (i128)d.x * d.x + (i128)d.y * d.y;
+    if (n == 0) return a;
+    int64_t kx = round_div_sqrt((i128)length * (d.x < 0 ? -d.x : d.x), n);
+    int64_t ky = round_div_sqrt((i128)length * (d.y < 0 ? -d.y : d.y), n);
+    return (table_pt){a.x + (d.x < 0 ? -kx : kx), a.y + (d.y < 0 ? -ky : ky)};
+}
+
+/* Where the centre moving from a along d first comes within `contact` of c, as the distance along
+ * d times sqrt(n): dot - sqrt(q) (q = contact^2 n - cross^2). False when never (c not strictly
+ * ahead, or passed farther off than `contact`). */
+typedef struct sweep_hit {
+    i128 dot, q, n;
+} sweep_hit;
+
+static bool sweep_hit_of(table_pt a, table_pt d, table_pt c, int64_t contact, sweep_hit *h) {
+    a = sweep_point(a);
+    c = sweep_point(c);
+    d = sweep_vector(d);
+    contact = clamp64(contact, 0, TABLE_SWEEP_LENGTH);
+    int64_t wx = c.x - a.x, wy = c.y - a.y;
+    h->n = (i128)d.x * d.x + (i128)d.y * d.y;
+    h->dot = (i128)wx * d.x + (i128)wy * d.y;
+    i128 cross = (i128)d.x * wy - (i128)d.y * wx;
+    h->q = (i128)contact * contact * h->n - cross * cross;
+    return h->n > 0 && h->dot > 0 && h->q >= 0;
+}
+
+bool table_sweep_touches(table_pt a, table_pt d, int64_t length, table_pt c, int64_t contact) {
+    sweep_hit h;
+    if (!sweep_hit_of(a, d, c, contact, &h)) return false;
+    length = clamp64(length, 0, TABLE_SWEEP_LENGTH);
+    /* first contact (dot - sqrt(q)) / sqrt(n) <= length  <=>  dot - sqrt(q) - sqrt(length^2 n)
+     * <= 0 (a contact before the start, when the discs already overlap, is <= 0 too) */
+    return sign_m_minus_roots(h.dot, h.q, (i128)length * length * h.n) <= 0;
+}
+
+int table_sweep_cmp(table_pt a, table_pt d, table_pt c1, table_pt c2, int64_t contact) {
+    sweep_hit h1, h2;
+    bool t1 = sweep_hit_of(a, d, c1, contact, &h1), t2 = sweep_hit_of(a, d, c2, contact, &h2);
+    if (!t1 || !t2) return t1 == t2 ? 0 : t1 ? -1 : 1;
+    /* touching at the start: dot - sqrt(q) <= 0 <=> dot^2 <= q (dot > 0) */
+    bool s1 = h1.dot * h1.dot <= h1.q, s2 = h2.dot * h2.dot <= h2.q;
+    if (s1 || s2) return s1 == s2 ? 0 : s1 ? -1 : 1;
+    /* (dot1 - sqrt(q1)) - (dot2 - sqrt(q2)), over the same sqrt(n) */
+    return sign_m_plus_root_minus_root(h1.dot - h2.dot, h2.q, h1.q);
 }
 
 void table_length_text(const table_measure *m, int64_t len, char *out, size_t cap) {

@@ -58,6 +58,32 @@ table_pt table_step(table_pt a, int deg, int64_t distance);
 int table_facing_away(table_pt a, table_pt b);
 /* Whether the segment ab passes within `radius` of point c (exact). */
 bool table_segment_near(table_pt a, table_pt b, table_pt c, int64_t radius);
+
+/* ---- a base moving exactly along a direction ------------------------------------------------ */
+/* Exactly along an integer vector d (not a rounded bearing): no trigonometry, no floating point in
+ * any answer. Out-of-contract input is clamped first so that nothing overflows: points to
+ * +-TABLE_SWEEP_POINT, the vector d to +-2 TABLE_SWEEP_POINT per coordinate, lengths to
+ * 0..TABLE_SWEEP_LENGTH (a valid point or a difference of two is never changed). */
+#define TABLE_SWEEP_POINT  ((int64_t)1 << 21) /* above TABLE_COORD_MAX */
+#define TABLE_SWEEP_LENGTH ((int64_t)1 << 23) /* above the longest distance on the table */
+
+/* The grid point nearest a + length * d / |d|, each coordinate rounded to the nearest integer,
+ * exactly (there is never a half to break: length * d.x / |d| is irrational unless |d| is an
+ * integer, and then its denominator is odd, the hypotenuse of a primitive Pythagorean triple, or
+ * 1). d = [0, 0]: a. */
+table_pt table_step_along(table_pt a, table_pt d, int64_t length);
+/* A disc whose centre moves from a exactly along d (not [0, 0]) for `length`, and a disc centred
+ * on c: they touch when the centres are `contact` apart (the sum of the two radii). Whether the
+ * moving disc touches c's on its way: c is strictly ahead (its centre less than 90 degrees off d,
+ * so not one it backs or slides away from) and the moving centre comes within `contact` of c
+ * (touching counts) at a distance 0..length along d. Discs already touching at the start count
+ * when the move closes on c. Exact. */
+bool table_sweep_touches(table_pt a, table_pt d, int64_t length, table_pt c, int64_t contact);
+/* Of c1 and c2, which the disc moving from a along d touches first: < 0 c1, 0 at the same
+ * distance, > 0 c2 (the distance along d at first contact; 0 for a disc already touching at the
+ * start; a disc never touched, at whatever length, after every touched one). Exact. */
+int table_sweep_cmp(table_pt a, table_pt d, table_pt c1, table_pt c2, int64_t contact);
+
 /* "12.5 in" for a length (out: at least 24 bytes): at most three decimals, rounded, trailing
  * zeros dropped ("12 in" for 120 at resolution 10, "-0.5 in", "0.333 in" at resolution 3). */
 void table_length_text(const table_measure *m, int64_t len, char *out, size_t cap);

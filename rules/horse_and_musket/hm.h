@@ -66,8 +66,9 @@ void hm_rule_error(api_error *err, const char *field, const char *fmt, ...)
 int hm_options_check(const json_t *options, api_error *err);
 /* options.hits: false "given" (default), true "rolled". */
 bool hm_hits_rolled(const json_t *options);
-/* options.base_radius (house default: half an inch or 1.5 cm at the session's resolution). */
-int64_t hm_base_radius(const json_t *options);
+/* How far apart two base centres are when the bases touch: twice options.base_radius, by the
+ * house default twice half an inch (1.5 cm), exactly, at the session's resolution. */
+int64_t hm_base_contact(const json_t *options);
 
 /* ---- morale.c ---------------------------------------------------------------------------- */
 /* One morale test: d6 + 1 attached general + 1 support against 3+ elite, 4+ regular, 5+ poor or
@@ -88,9 +89,10 @@ void hm_test_text(const hm_test *t, char *out, size_t cap);
 void hm_lose_quarters(hm_unit *u, int n);
 /* Applies hits; the quarters lost. */
 int hm_take_hits(hm_unit *u, int hits);
-/* Retreats u a full move (+ variation) directly away from `enemy`, ending with its back to it.
- * A unit in the way that is not light infantry or artillery eliminates it; a friendly blocker
- * then tests, unless it is cavalry retreated into by infantry. Text appended. -1: dice refused. */
+/* Retreats u a full move (+ variation) exactly away from `enemy` (along the vector from the
+ * enemy's centre to u's), ending with its back to it. The first unit that is not light infantry
+ * or artillery its base would touch on the way eliminates it; a friendly blocker then tests,
+ * unless it is cavalry retreated into by infantry. Text appended. -1: dice refused. */
 int hm_retreat(const rules_ctx *ctx, hm_army *a, hm_unit *u, table_pt enemy, int64_t variation,
                json_t *log, char *text, size_t cap);
 /* Checks hits given as a dice notation without rolling: 0, or -1 with 422 invalid_notation. */

@@ -140,8 +140,8 @@ static const rules_field hm_option_fields[] = {
     {"resolution", "integer", 0, "subdivisions of the measure in coordinates (default 10)"},
     {"hits", "string", 0, "given (default: the table sends hit counts) or rolled (dice notation)"},
     {"base_radius", "integer", 0,
-     "house default half an inch (1.5 cm): a base is a disc of this radius when a retreat "
-     "checks what is in its way"},
+     "house default half an inch (1.5 cm), exactly at every resolution: a base is a disc of "
+     "this radius, and a retreat is blocked by the first unit its base would touch"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -171,7 +171,8 @@ static const char *const hm_sources[] = {
     "(failed fire tests retreat, the exchange exception) and recovery (5+)",
     "house defaults (docs/rules/horse-and-musket.md): effectiveness in 25% steps of "
     "hits_per_quarter hits (1), hits given by the table, directly behind = within 30 degrees, "
-    "bases as discs of options.base_radius",
+    "bases as discs of options.base_radius, a retreat blocked by the first unit its base would "
+    "touch",
     NULL,
 };
 
@@ -197,7 +198,7 @@ static const char hm_sample_setup[] =
 const ruleset ruleset_horse_and_musket = {
     .id = "horse-and-musket",
     .title = "Horse and musket: a morale rule for miniatures",
-    .version = 1,
+    .version = 2, /* 1: blocker nearest the line, radius rounded up, retreat to the degree */
     .description =
         "A horse-and-musket morale rule on an open table: a unit losing 25% effectiveness to "
         "fire, or losing a melee, rolls a die (elite 3+, regular 4+, poor or militia 5+; +1 "

@@ -7,8 +7,9 @@
  * +1 with a friendly unit directly behind that can reach it in two turns by normal movement (not
  * light infantry or artillery; one supported unit each).
  * House defaults (docs/rules/horse-and-musket.md): "directly behind" is within 30 degrees of
- * straight behind; bases are discs of options.base_radius; a supporter is the nearest that
- * qualifies and supports that unit for the rest of the turn (new_turn frees it). */
+ * straight behind; bases are discs of options.base_radius (half an inch, 1.5 cm, exactly); a
+ * supporter is the nearest that qualifies and supports that unit for the rest of the turn
+ * (new_turn frees it); a retreat is blocked by the first unit its base would touch. */
 #include "rules/horse_and_musket/hm.h"
 
 #include "rules/generic/notation.h"
@@ -112,10 +113,18 @@ int hm_retreat(const rules_ctx *ctx, hm_army *a, hm_unit *u, table_pt enemy, int
                json_t *log, char *text, size_t cap) {
     int64_t distance = u->movement + variation;
     if (distance < 0) distance = 0;
-    /* Directly away from the enemy (straight back when they stand on the same point). */
-    int dir = (enemy.x == u->at.x && enemy.y == u->at.y) ? (u->facing + 180) % 360
-                                                         : table_bearing(enemy, u->at);
-    table_pt dest = table_step(u->at, dir, distance);
+    /* Exactly away from the enemy: along the vector from its centre to u's, not a bearing rounded
+     * to the degree; the end is the grid point nearest the exact one. On the same point: straight
+     * back (the facing, a whole degree, turned round), along the step actually taken. */
+    table_pt d = {u->at.x - enemy.x, u->at.y - enemy.y}, dest;
+    if (d.x == 0 && d.y == 0) {
+        int back = (u->facing + 180) % 360;
+        dest = table_step(u->at, back, distance);
+        d = (table_pt){dest.x - u->at.x, dest.y - u->at.y};
+        if (d.x == 0 && d.y == 0) d = table_step((table_pt){0, 0}, back, TABLE_COORD_MAX);
+    } else {
+        dest = table_step_along(u->at, d, distance);
+    }
     /* A retreat off the edge of the world stops at it, so the state stays readable. */
     dest.x = dest.x > TABLE_COORD_MAX    ? TABLE_COORD_MAX
              : dest.x < -TABLE_COORD_MAX ? -TABLE_COORD_MAX
@@ -123,22 +132,18 @@ int hm_retreat(const rules_ctx *ctx, hm_army *a, hm_unit *u, table_pt enemy, int
     dest.y = dest.y > TABLE_COORD_MAX    ? TABLE_COORD_MAX
              : dest.y < -TABLE_COORD_MAX ? -TABLE_COORD_MAX
                                          : dest.y;
-    int64_t r2 = 2 * hm_base_radius(ctx->options);
+    /* "obstructed by another unit that is not light infantry or artillery": the first such unit
+     * the retreating base would touch, sweeping its disc along the retreat (touching counts;
+     * units it backs or slides away from are not in the way; light infantry and artillery are
+     * passed through). Of two touched at the same distance, the first in the setup. */
+    int64_t contact = hm_base_contact(ctx->options);
     hm_unit *block = NULL;
-    int64_t block_d = 0;
     for (size_t i = 0; i < a->n; i++) {
         hm_unit *w = &a->units[i];
         if (w == u || w->state == HM_ELIMINATED) continue;
-        /* Only units ahead on the way count, not those it backs away from. */
-        if (table_angle_off(dir, table_bearing(u->at, w->at)) > 90) continue;
-        if (!table_segment_near(u->at, dest, w->at, r2)) continue;
-        /* "obstructed by another unit that is not light infantry or artillery" */
         if (w->type == HM_LIGHT_INFANTRY || w->type == HM_ARTILLERY) continue;
-        int64_t d = table_dist2(u->at, w->at);
-        if (!block || d < block_d) {
-            block = w;
-            block_d = d;
-        }
+        if (!table_sweep_touches(u->at, d, distance, w->at, contact)) continue;
+        if (!block || table_sweep_cmp(u->at, d, w->at, block->at, contact) < 0) block = w;
     }
     table_measure m;
     table_measure_read(ctx->options, &m);

@@ -247,11 +247,13 @@ bool hm_hits_rolled(const json_t *options) {
     return h && strcmp(h, "rolled") == 0;
 }
 
-int64_t hm_base_radius(const json_t *options) {
+int64_t hm_base_contact(const json_t *options) {
     const json_t *r = json_object_get(options, "base_radius");
-    if (json_is_integer(r) && json_integer_value(r) > 0) return json_integer_value(r);
+    if (json_is_integer(r) && json_integer_value(r) > 0) return 2 * json_integer_value(r);
     table_measure m;
     table_measure_read(options, &m);
-    /* House default: bases are discs of half an inch (1.5 cm) around their centre. */
-    return strcmp(m.unit, "cm") == 0 ? (m.resolution * 3 + 1) / 2 : (m.resolution + 1) / 2;
+    /* House default: bases are discs of half an inch (1.5 cm) around their centre, so two touch
+     * with their centres one inch (3 cm) apart: the resolution (three times it), an integer at
+     * every resolution, where the radius alone (0.5 at resolution 1) is not. */
+    return strcmp(m.unit, "cm") == 0 ? 3 * (int64_t)m.resolution : (int64_t)m.resolution;
 }

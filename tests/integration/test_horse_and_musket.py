@@ -44,7 +44,7 @@ def test_the_ruleset_describes_itself(umpire):
     hm = next(r for r in listed if r["id"] == RS)
     assert hm["actions"] == ACTIONS
     d = expect(umpire.get(f"/v1/rulesets/{RS}"), 200)
-    assert d["id"] == RS and d["version"] == 1 and d["description"]
+    assert d["id"] == RS and d["version"] == 2 and d["description"]
     assert [a["type"] for a in d["actions"]] == ACTIONS
     fields = {a["type"]: {f["name"]: f for f in a["fields"]} for a in d["actions"]}
     assert set(fields["fire"]) == {"unit", "target", "hits", "hits_back", "variation"}

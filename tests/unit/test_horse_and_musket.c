@@ -1083,6 +1083,278 @@ static void blocked_retreats(void **state) {
     json_decref(st);
 }
 
+/* ---- 7b. which unit blocks, the exact base, the exact direction (issue 20, item 7) ---------- */
+
+/* A unit at [x, y] with the given id, side and type (regular, facing 0). */
+static void unit_at(char *out, size_t cap, const char *id, const char *side, const char *type,
+                    long x, long y, long mv) {
+    snprintf(out, cap,
+             "{\"id\":\"%s\",\"side\":\"%s\",\"type\":\"%s\",\"quality\":\"regular\",\"at\":[%ld,"
+             "%ld],\"facing\":0,\"movement\":%ld}",
+             id, side, type, x, y, mv);
+}
+
+/* "A retreating unit is eliminated if its retreat is obstructed by another unit": the unit that
+ * obstructs it is the first its base would touch as it moves back (a disc of half an inch swept
+ * along the retreat), not the one whose centre is nearest. t (side b) retreats from [0, 0] to
+ * [0, -60]; bases touch at 10 between centres. A unit 8 off the line and 20 along it is touched
+ * 20 - sqrt(100 - 64) = 14 along; one 2 off and 22 along at 22 - sqrt(96) = 12.2, first, though
+ * its centre is farther from t (sqrt 488 against sqrt 464). */
+static void blocker_is_the_first_unit_touched(void **state) {
+    (void)state;
+    static const struct {
+        const char *label;
+        const char *id1, *side1, *type1;
+        long x1, y1;
+        const char *id2, *side2, *type2;
+        long x2, y2;
+        const char *blocker; /* NULL: clear */
+        int64_t dice[2];
+        size_t ndice;
+        bool blocker_tests;
+    } cases[] = {
+        /* the old rule (nearest centre) took the friend, which tested */
+        {"the enemy 2 off is touched first, not the friend 8 off with the nearer centre",
+         "a1",
+         "b",
+         "line_infantry",
+         8,
+         -20,
+         "e1",
+         "a",
+         "line_infantry",
+         -2,
+         -22,
+         "e1",
+         {1},
+         1,
+         false},
+        /* the old rule took the enemy, and the friend did not test */
+        {"the friend 2 off is touched first and tests, not the enemy with the nearer centre",
+         "e1",
+         "a",
+         "line_infantry",
+         8,
+         -20,
+         "a1",
+         "b",
+         "line_infantry",
+         -2,
+         -22,
+         "a1",
+         {1, 4},
+         2,
+         true},
+        {"touched at the same distance: the first in the setup",
+         "a1",
+         "b",
+         "line_infantry",
+         5,
+         -30,
+         "e1",
+         "a",
+         "line_infantry",
+         -5,
+         -30,
+         "a1",
+         {1, 4},
+         2,
+         true},
+        {"light infantry touched first is passed through; the line behind it blocks",
+         "l1",
+         "a",
+         "light_infantry",
+         0,
+         -15,
+         "e1",
+         "a",
+         "line_infantry",
+         0,
+         -50,
+         "e1",
+         {1},
+         1,
+         false},
+        /* side by side in a line, bases touching: the retreat slides past them (the old rule,
+         * 10 off the line and "within 90 degrees", eliminated t) */
+        {"neighbours in line, bases touching, are not in the way of a retreat straight back",
+         "a1",
+         "b",
+         "line_infantry",
+         10,
+         0,
+         "e1",
+         "a",
+         "line_infantry",
+         -10,
+         0,
+         NULL,
+         {1},
+         1,
+         false},
+        {"a base it already touches, ahead of it, is in the way at once",
+         "e1",
+         "a",
+         "cavalry",
+         6,
+         -8,
+         "e2",
+         "a",
+         "cavalry",
+         0,
+         -50,
+         "e1",
+         {1},
+         1,
+         false},
+        {"a base it touches and backs away from is not",
+         "e1",
+         "a",
+         "cavalry",
+         6,
+         8,
+         "e2",
+         "a",
+         "cavalry",
+         200,
+         0,
+         NULL,
+         {1},
+         1,
+         false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char w1[256], w2[256], units[1024];
+        unit_at(w1, sizeof w1, cases[i].id1, cases[i].side1, cases[i].type1, cases[i].x1,
+                cases[i].y1, 60);
+        unit_at(w2, sizeof w2, cases[i].id2, cases[i].side2, cases[i].type2, cases[i].x2,
+                cases[i].y2, 60);
+        snprintf(units, sizeof units, "[%s,%s,%s,%s]", T_REG, w1, w2, F_REG);
+        json_t *st = mkstate(units);
+        outcome o = act(st, "f", FIRE_T1, cases[i].dice, cases[i].ndice);
+        expect_ok_dice(&o, cases[i].label);
+        const json_t *rt = list_at(o.out.result, "retreats", 0);
+        const char *by = json_string_value(json_object_get(rt, "blocked_by"));
+        if (!cases[i].blocker != !by || (by && strcmp(by, cases[i].blocker) != 0))
+            fail_msg("%s: blocked by %s, expected %s: %s", cases[i].label, by ? by : "nobody",
+                     cases[i].blocker ? cases[i].blocker : "nobody", o.out.summary);
+        if (cases[i].blocker) {
+            expect_unit(o.out.new_state, "t", 0, "eliminated", cases[i].label);
+        } else {
+            expect_unit(o.out.new_state, "t", 50, "retreating", cases[i].label);
+            expect_at(o.out.new_state, "t", 0, -60, 180, cases[i].label);
+        }
+        const json_t *bt = json_object_get(rt, "blocker_test");
+        if (cases[i].blocker_tests != (bt != NULL))
+            fail_msg("%s: blocker test %s: %s", cases[i].label, bt ? "taken" : "none",
+                     o.out.summary);
+        if (bt) assert_string_equal(sget(bt, "unit"), cases[i].blocker);
+        outcome_clear(&o);
+        json_decref(st);
+    }
+}
+
+/* House default: bases are discs of exactly half an inch (1.5 cm), so two touch with their
+ * centres one inch (3 cm) apart at every resolution: at resolution 1 that is 1 (and 3 in cm),
+ * not 2 (and 4), as when the radius was rounded up to a whole unit. t retreats from [0, 0] a
+ * full move of 6 inches straight south; w stands `off` to the side of the line, 3 inches down. */
+static void bases_are_exactly_half_an_inch_at_every_resolution(void **state) {
+    (void)state;
+    static const struct {
+        const char *options;
+        long res; /* coordinates per inch or cm */
+        long off;
+        bool blocked;
+    } cases[] = {
+        {"{\"resolution\": 1}", 1, 1, true},
+        {"{\"resolution\": 1}", 1, 2, false},
+        {"{\"resolution\": 1, \"measure\": \"cm\"}", 1, 3, true},
+        {"{\"resolution\": 1, \"measure\": \"cm\"}", 1, 4, false},
+        {"{\"resolution\": 3}", 3, 3, true},
+        {"{\"resolution\": 3}", 3, 4, false},
+        {"{\"resolution\": 3, \"measure\": \"cm\"}", 3, 9, true},
+        {"{\"resolution\": 3, \"measure\": \"cm\"}", 3, 10, false},
+        {"{\"resolution\": 10, \"measure\": \"cm\"}", 10, 30, true},
+        {"{\"resolution\": 10, \"measure\": \"cm\"}", 10, 31, false},
+        {"{\"resolution\": 25}", 25, 25, true},
+        {"{\"resolution\": 25}", 25, 26, false},
+        /* options.base_radius (a whole length) touches at twice it */
+        {"{\"resolution\": 1, \"base_radius\": 3}", 1, 6, true},
+        {"{\"resolution\": 1, \"base_radius\": 3}", 1, 7, false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        long res = cases[i].res, mv = 6 * res;
+        char t[256], f[256], w[256], units[1024], label[160];
+        snprintf(label, sizeof label, "%s, %ld off", cases[i].options, cases[i].off);
+        unit_at(t, sizeof t, "t", "b", "line_infantry", 0, 0, mv);
+        unit_at(f, sizeof f, "f", "a", "line_infantry", 0, 10 * res, mv);
+        unit_at(w, sizeof w, "w", "a", "line_infantry", cases[i].off, -3 * res, mv);
+        snprintf(units, sizeof units, "[%s,%s,%s]", t, w, f);
+        json_t *st = mkstate_opts(units, cases[i].options);
+        outcome o = act_opts(st, cases[i].options, "f", FIRE_T1, DICE(1));
+        expect_ok_dice(&o, label);
+        const json_t *rt = list_at(o.out.result, "retreats", 0);
+        bool blocked = json_object_get(rt, "blocked_by") != NULL;
+        if (blocked != cases[i].blocked)
+            fail_msg("%s: %s, expected %s: %s", label, blocked ? "blocked" : "clear",
+                     cases[i].blocked ? "blocked" : "clear", o.out.summary);
+        if (!blocked) expect_at(o.out.new_state, "t", 0, -mv, 180, label);
+        outcome_clear(&o);
+        json_decref(st);
+    }
+}
+
+/* "retreats a full move ... and ends the move with its back to the enemy": exactly away from
+ * the enemy's centre, not along that bearing rounded to the degree. t at [0, 0], the firer f at
+ * [-50, -100]: away is along (1, 2), 26.565 degrees; a full move of 200 ends at
+ * 200 (1, 2) / sqrt 5 = [89.44, 178.89], on the grid [89, 179] (along 27 degrees it would be
+ * [90.8, 178.2]: [91, 178]), facing away from f from there: atan2(139, 279) = 26.48, 26. The
+ * exact line also decides what is in the way: [56, 134] is 22 / sqrt 5 = 9.84 off it (10.94 off
+ * the 27-degree line), [79, 135] 23 / sqrt 5 = 10.29 (9.10). */
+static void retreat_runs_exactly_away_from_the_enemy(void **state) {
+    (void)state;
+    static const struct {
+        const char *label;
+        long wx, wy; /* 0, 0: no third unit */
+        bool blocked;
+    } cases[] = {
+        {"no unit in the way", 0, 0, false},
+        {"9.84 off the exact line: in the way", 56, 134, true},
+        {"10.29 off the exact line: clear", 79, 135, false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char t[256], f[256], w[256], units[1024];
+        unit_at(t, sizeof t, "t", "b", "line_infantry", 0, 0, 200);
+        unit_at(f, sizeof f, "f", "a", "line_infantry", -50, -100, 60);
+        unit_at(w, sizeof w, "w", "a", "line_infantry", cases[i].wx, cases[i].wy, 60);
+        if (cases[i].wx || cases[i].wy)
+            snprintf(units, sizeof units, "[%s,%s,%s]", t, w, f);
+        else
+            snprintf(units, sizeof units, "[%s,%s]", t, f);
+        json_t *st = mkstate(units);
+        outcome o = act(st, "f", FIRE_T1, DICE(1));
+        expect_ok_dice(&o, cases[i].label);
+        const json_t *rt = list_at(o.out.result, "retreats", 0);
+        if (cases[i].blocked) {
+            if (strcmp(sget(rt, "blocked_by"), "w") != 0)
+                fail_msg("%s: not blocked by w: %s", cases[i].label, o.out.summary);
+            expect_unit(o.out.new_state, "t", 0, "eliminated", cases[i].label);
+        } else {
+            if (json_object_get(rt, "blocked_by"))
+                fail_msg("%s: blocked: %s", cases[i].label, o.out.summary);
+            expect_point(json_object_get(rt, "to"), 89, 179, cases[i].label);
+            assert_int_equal(iget(rt, "facing"), 26);
+            expect_at(o.out.new_state, "t", 89, 179, 26, cases[i].label);
+            expect_in_summary(&o,
+                              "t retreats 20 in to [89, 179], its back to the enemy (facing 26)",
+                              cases[i].label);
+        }
+        outcome_clear(&o);
+        json_decref(st);
+    }
+    assert_int_equal(rs()->version, 2); /* history re-adjudicates differently from version 1 */
+}
+
 /* ---- 8. recovery ----------------------------------------------------------------------------- */
 
 /* "A retreating unit will be diced for at the start of each move of retreat, needing a 5 or
@@ -1520,6 +1792,9 @@ int main(void) {
         cmocka_unit_test(fire_failed_test_retreats),
         cmocka_unit_test(fire_exchange_exception),
         cmocka_unit_test(blocked_retreats),
+        cmocka_unit_test(blocker_is_the_first_unit_touched),
+        cmocka_unit_test(bases_are_exactly_half_an_inch_at_every_resolution),
+        cmocka_unit_test(retreat_runs_exactly_away_from_the_enemy),
         cmocka_unit_test(recover_five_or_better),
         cmocka_unit_test(recover_retreat_blocked),
         cmocka_unit_test(retreating_units_do_not_fight),

@@ -219,6 +219,111 @@ static void segment_near_exact_boundaries(void **state) {
     assert_false(table_segment_near(P(INT64_MIN, 0), P(INT64_MAX, 0), P(0, INT64_MAX), 1000));
 }
 
+/* ---- a base moving exactly along a direction ------------------------------------------------ */
+
+static void step_along_is_exact(void **state) {
+    (void)state;
+    /* 3-4-5 is exact, either way */
+    table_pt p = table_step_along(P(0, 0), P(3, 4), 50);
+    assert_true(p.x == 30 && p.y == 40);
+    p = table_step_along(P(10, 10), P(-6, -8), 5);
+    assert_true(p.x == 7 && p.y == 6);
+    /* along (1, 2): 200 / sqrt 5 (1, 2) = (89.44, 178.89), not along 27 degrees (91, 178) */
+    p = table_step_along(P(0, 0), P(1, 2), 200);
+    assert_true(p.x == 89 && p.y == 179);
+    p = table_step_along(P(0, 0), P(-50, -100), 200);
+    assert_true(p.x == -89 && p.y == -179);
+    /* 1e6 along (1, 1000): (999.9995, 999999.50000037): just above the half */
+    p = table_step_along(P(0, 0), P(1, 1000), 1000000);
+    assert_true(p.x == 1000 && p.y == 1000000);
+    /* corner to corner: 2828427 / sqrt 2 = 1999999.91 */
+    p = table_step_along(P(-TABLE_COORD_MAX, -TABLE_COORD_MAX), P(2000000, 2000000), 2828427);
+    assert_true(p.x == TABLE_COORD_MAX && p.y == TABLE_COORD_MAX);
+    /* no direction, no length */
+    p = table_step_along(P(4, 5), P(0, 0), 100);
+    assert_true(p.x == 4 && p.y == 5);
+    p = table_step_along(P(4, 5), P(1, 2), 0);
+    assert_true(p.x == 4 && p.y == 5);
+    /* garbage is clamped, not overflowed */
+    p = table_step_along(P(INT64_MAX, INT64_MIN), P(INT64_MAX, INT64_MIN), INT64_MAX);
+    assert_true(p.x > 0 && p.y < 0);
+    p = table_step_along(P(0, 0), P(INT64_MIN, INT64_MIN), INT64_MIN);
+    assert_true(p.x == 0 && p.y == 0);
+}
+
+static void sweep_touches_exact_boundaries(void **state) {
+    (void)state;
+    /* a disc moving from (0, 0) south for 60, touching at 10 */
+    table_pt a = P(0, 0), s = P(0, -1);
+    assert_true(table_sweep_touches(a, s, 60, P(10, -40), 10));  /* grazes it */
+    assert_false(table_sweep_touches(a, s, 60, P(11, -40), 10)); /* passes it */
+    assert_true(table_sweep_touches(a, s, 60, P(0, -70), 10));   /* touches it at the end */
+    assert_false(table_sweep_touches(a, s, 60, P(0, -71), 10));
+    assert_true(table_sweep_touches(a, P(0, -7), 60, P(0, -70), 10)); /* |d| does not matter */
+    assert_true(table_sweep_touches(a, s, 60, P(6, -8), 10));         /* touching, ahead: at once */
+    assert_false(table_sweep_touches(a, s, 60, P(6, 8), 10));         /* touching, behind */
+    assert_false(table_sweep_touches(a, s, 60, P(10, 0), 10));        /* beside: it slides away */
+    assert_false(table_sweep_touches(a, s, 60, P(3, 0), 10));         /* overlapping, beside */
+    assert_false(table_sweep_touches(a, s, 60, P(0, 40), 10));        /* behind */
+    /* no move: only what it already touches ahead */
+    assert_true(table_sweep_touches(a, s, 0, P(0, -10), 10));
+    assert_false(table_sweep_touches(a, s, 0, P(0, -11), 10));
+    /* along (3, 4) for 50, to (30, 40): (20, 10) is exactly 10 off the line (4 * 20 - 3 * 10 =
+     * 50 = 10 * 5), 20 along; (30, 50) is 6 off, first touched at 58 - 8 = 50, the end */
+    assert_true(table_sweep_touches(a, P(3, 4), 50, P(20, 10), 10));
+    assert_false(table_sweep_touches(a, P(3, 4), 50, P(20, 9), 10));
+    assert_true(table_sweep_touches(a, P(3, 4), 50, P(30, 50), 10));
+    assert_false(table_sweep_touches(a, P(3, 4), 50, P(30, 51), 10));
+    assert_false(table_sweep_touches(a, P(3, 4), 49, P(30, 50), 10));
+    /* along (1, 2), an irrational direction: 22 / sqrt 5 = 9.84 off, 23 / sqrt 5 = 10.29 off */
+    assert_true(table_sweep_touches(a, P(1, 2), 200, P(56, 134), 10));
+    assert_false(table_sweep_touches(a, P(1, 2), 200, P(79, 135), 10));
+    /* (56, 134) is first touched at 143.108: 143 is short of it, 144 reaches it */
+    assert_false(table_sweep_touches(a, P(1, 2), 143, P(56, 134), 10));
+    assert_true(table_sweep_touches(a, P(1, 2), 144, P(56, 134), 10));
+    /* the whole table: (1e6, -1e6) is 1414213.56 off the diagonal from (-1e6, -1e6) */
+    table_pt lo = P(-TABLE_COORD_MAX, -TABLE_COORD_MAX);
+    assert_true(
+        table_sweep_touches(lo, P(1, 1), 2828427, P(TABLE_COORD_MAX, -TABLE_COORD_MAX), 1414214));
+    assert_false(
+        table_sweep_touches(lo, P(1, 1), 2828427, P(TABLE_COORD_MAX, -TABLE_COORD_MAX), 1414213));
+    /* no direction touches nothing; garbage does not overflow */
+    assert_false(table_sweep_touches(a, P(0, 0), 60, P(0, -5), 10));
+    assert_true(table_sweep_touches(P(INT64_MIN, INT64_MIN), P(INT64_MAX, INT64_MAX), INT64_MAX,
+                                    P(INT64_MAX, INT64_MAX), INT64_MAX));
+    assert_false(table_sweep_touches(P(INT64_MIN, 0), P(INT64_MAX, 0), INT64_MAX,
+                                     P(INT64_MAX, INT64_MIN), 0));
+}
+
+static void sweep_cmp_first_touched(void **state) {
+    (void)state;
+    table_pt a = P(0, 0), s = P(0, -1);
+    /* (8, -20) is touched 20 - 6 = 14 along, (-2, -22) 22 - sqrt 96 = 12.2: first, although its
+     * centre is farther */
+    assert_true(table_sweep_cmp(a, s, P(8, -20), P(-2, -22), 10) > 0);
+    assert_true(table_sweep_cmp(a, s, P(-2, -22), P(8, -20), 10) < 0);
+    assert_int_equal(table_sweep_cmp(a, s, P(5, -30), P(-5, -30), 10), 0);
+    /* 20 - 10 = 10 and 18 - 8 = 10: the same */
+    assert_int_equal(table_sweep_cmp(a, s, P(0, -20), P(6, -18), 10), 0);
+    assert_true(table_sweep_cmp(a, s, P(0, -20), P(6, -19), 10) < 0);
+    /* already touching comes first; two already touching are equal */
+    assert_true(table_sweep_cmp(a, s, P(6, -8), P(-2, -22), 10) < 0);
+    assert_int_equal(table_sweep_cmp(a, s, P(6, -8), P(0, -5), 10), 0);
+    /* never touched comes after */
+    assert_true(table_sweep_cmp(a, s, P(11, -40), P(0, -500), 10) > 0);
+    assert_int_equal(table_sweep_cmp(a, s, P(11, -40), P(0, 40), 10), 0);
+    /* along (1, 2): (60, 130) and (66, 128) are both touched at 300 / sqrt 5 = 134.16 (320 - 20
+     * and 322 - 22), before (57, 134) at 140.87 and (56, 134) at 143.11 */
+    table_pt d = P(1, 2);
+    assert_int_equal(table_sweep_cmp(a, d, P(60, 130), P(66, 128), 10), 0);
+    assert_true(table_sweep_cmp(a, d, P(60, 130), P(57, 134), 10) < 0);
+    assert_true(table_sweep_cmp(a, d, P(57, 134), P(56, 134), 10) < 0);
+    assert_true(table_sweep_cmp(a, d, P(56, 134), P(57, 134), 10) > 0);
+    /* garbage does not overflow */
+    (void)table_sweep_cmp(P(INT64_MIN, INT64_MAX), P(INT64_MAX, 1), P(INT64_MAX, INT64_MIN),
+                          P(0, INT64_MAX), INT64_MAX);
+}
+
 static void length_text(void **state) {
     (void)state;
     char out[32];
@@ -666,6 +771,9 @@ int main(void) {
         cmocka_unit_test(step_and_bearing_round_trip),
         cmocka_unit_test(facing_away_turns_the_back),
         cmocka_unit_test(segment_near_exact_boundaries),
+        cmocka_unit_test(step_along_is_exact),
+        cmocka_unit_test(sweep_touches_exact_boundaries),
+        cmocka_unit_test(sweep_cmp_first_touched),
         cmocka_unit_test(length_text),
         cmocka_unit_test(point_in_concave_polygon),
         cmocka_unit_test(terrain_is_normalised),
