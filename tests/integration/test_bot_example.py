@@ -10,17 +10,11 @@ import subprocess
 import pytest
 
 from umpire_client import REPO_ROOT, random_hex
+from umpire_ref import discord_escaped
 
 NODE = shutil.which("node")
 EXAMPLE = REPO_ROOT / "examples" / "discord-bot.mjs"
 
-
-
-def discord_escaped(text):
-    """A summary as Discord must get it: a backslash before each markdown character and before
-    the ':' of "://" (the players' words, never a masked link or markup)."""
-    out = "".join("\\" + ch if ch in "\\*_~`|><#-[]()" else ch for ch in text)
-    return out.replace("://", "\\://")
 
 def node_major():
     if NODE is None:

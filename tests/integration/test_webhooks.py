@@ -12,6 +12,7 @@ import time
 import pytest
 
 from umpire_client import Client, Daemon, assert_error, expect
+from umpire_ref import discord_escaped
 from webhook_receiver import HANG, Reply, WebhookReceiver
 
 SEED = "5eed" * 16
@@ -238,9 +239,10 @@ def test_delivery_in_both_formats(daemon_factory, client_factory, rx):
     assert all(r.target == "/discord?wait=true" for r in disc), \
         f"the URL's path and query are not sent as given: {[r.target for r in disc]}"
 
-    # discord: exactly {"content": summary} with no mention parsed (player text must not ping
+    # discord: exactly {"content": summary, escaped} with no mention parsed (player text must not ping
     # @everyone), in the order the actions were answered
-    assert [r.json() for r in disc] == [{"content": a["summary"], "allowed_mentions": NO_PINGS}
+    assert [r.json() for r in disc] == [{"content": discord_escaped(a["summary"]),
+                                         "allowed_mentions": NO_PINGS}
                                         for a in answers]
 
     # event: the events exactly as GET /events gives them, seqs contiguous
@@ -777,7 +779,7 @@ def test_the_list_survives_a_restart(daemon_factory, client_factory, rx):
     a = roll(c, sid, ref)
     wait_hooks(c, sid, ref, settled(1, 4, failed=0))
     assert seqs_of(rx.requests_to("/e")) == [2, 3, 4]
-    assert rx.requests_to("/d")[-1].json() == {"content": a["summary"],
+    assert rx.requests_to("/d")[-1].json() == {"content": discord_escaped(a["summary"]),
                                                 "allowed_mentions": NO_PINGS}
     # and an empty list stays empty across a restart
     expect(put_hooks(c, sid, ref, []), 200)
@@ -903,7 +905,7 @@ def test_concurrent_actions_are_delivered_once_in_order(daemon_factory, client_f
     events, _ = c.events(sid, ref)
     assert [r.json() for r in rx.requests_to("/e")] == events[1:]
     assert [r.json()["content"] for r in rx.requests_to("/d")] == \
-        [e["data"]["summary"] for e in events[1:]]
+        [discord_escaped(e["data"]["summary"]) for e in events[1:]]
 
 
 def test_replays_and_refused_actions_send_nothing(daemon_factory, client_factory, rx):

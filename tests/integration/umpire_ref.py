@@ -256,3 +256,13 @@ def check_consecutive_nonces(dice, first=1):
     nonces = [n for n, _, _ in dice]
     assert nonces == list(range(first, first + len(nonces))), \
         f"nonces are not consecutive from {first}: {nonces}"
+
+
+# --------------------------------------------------------------------------- Discord
+
+def discord_escaped(text):
+    """A summary as Discord gets it (server/discord_text.h, examples/discord-bot.mjs): a
+    backslash before each markdown character and before the ':' of "://", so the players' words
+    never become a masked link or markup."""
+    out = "".join("\\" + ch if ch in "\\*_~`|><#-[]()" else ch for ch in text)
+    return out.replace("://", "\\://")
