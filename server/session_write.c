@@ -130,6 +130,18 @@ static session_row *load_session(store_conn *conn, session_cache *cache, write_j
     return cached;
 }
 
+/* expect_version (optional) against the session's version: true with the 409 in err when they
+ * differ. */
+static bool version_conflict(bool has_expected, int64_t expected, const session_row *s,
+                             api_error *err) {
+    if (!has_expected || expected == s->version) return false;
+    api_error_set(
+        err, 409, "version_conflict",
+        json_pack("{s:I, s:I}", "expected", (json_int_t)expected, "actual", (json_int_t)s->version),
+        "the session is at version %lld, not %lld", (long long)s->version, (long long)expected);
+    return true;
+}
+
 /* ---- create ------------------------------------------------------------------------------ */
 
 static void run_create(store_conn *conn, write_job *job) {
@@ -317,14 +329,7 @@ static void run_action(store_conn *conn, session_cache *cache, write_job *job) {
             goto done;
         }
     }
-    if (env->has_expect_version && env->expect_version != s->version) {
-        api_error_set(&err, 409, "version_conflict",
-                      json_pack("{s:I, s:I}", "expected", (json_int_t)env->expect_version, "actual",
-                                (json_int_t)s->version),
-                      "the session is at version %lld, not %lld", (long long)s->version,
-                      (long long)env->expect_version);
-        goto fail;
-    }
+    if (version_conflict(env->has_expect_version, env->expect_version, s, &err)) goto fail;
     const rules_action *action;
     const json_t *unit;
     if (check_action(s, job, &action, &unit, &err) != 0) goto fail;
@@ -593,12 +598,7 @@ static void run_entropy(store_conn *conn, session_cache *cache, write_job *job) 
         answer_error(job, &err);
         return;
     }
-    if (job->has_expect_version && job->expect_version != s->version) {
-        api_error_set(&err, 409, "version_conflict",
-                      json_pack("{s:I, s:I}", "expected", (json_int_t)job->expect_version, "actual",
-                                (json_int_t)s->version),
-                      "the session is at version %lld, not %lld", (long long)s->version,
-                      (long long)job->expect_version);
+    if (version_conflict(job->has_expect_version, job->expect_version, s, &err)) {
         answer_error(job, &err);
         return;
     }

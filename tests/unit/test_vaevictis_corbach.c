@@ -1243,6 +1243,22 @@ typedef struct melee_case {
         }                                                                                          \
     }
 
+/* Each case's state, its action by a1 over dice of 1: it succeeds, naming exactly its terms. */
+static void run_melee_cases(const melee_case *cases, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        const melee_case *c = &cases[i];
+        char units[2048];
+        snprintf(units, sizeof units, "[%s]", c->units);
+        json_t *st = mkstate(c->hexes, c->sides, units, c->formations);
+        const int64_t dice[] = {1, 1, 1, 1, 1, 1};
+        outcome o = act(st, "a1", c->action, dice, 6);
+        expect_ok(&o, c->label);
+        expect_terms(&o, c->terms, c->label);
+        outcome_clear(&o);
+        json_decref(st);
+    }
+}
+
 static void melee_modifiers_alone(void **state) {
     (void)state;
     static const melee_case cases[] = {
@@ -1377,18 +1393,7 @@ static void melee_modifiers_alone(void **state) {
            ATT "," DEF_X("line_infantry", "s", 3, 3, ",\"state\":\"march_column\""), NULL, MELEE,
            T("march column", 2), END),
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const melee_case *c = &cases[i];
-        char units[2048];
-        snprintf(units, sizeof units, "[%s]", c->units);
-        json_t *st = mkstate(c->hexes, c->sides, units, c->formations);
-        const int64_t dice[] = {1, 1, 1, 1, 1, 1};
-        outcome o = act(st, "a1", c->action, dice, 6);
-        expect_ok(&o, c->label);
-        expect_terms(&o, c->terms, c->label);
-        outcome_clear(&o);
-        json_decref(st);
-    }
+    run_melee_cases(cases, sizeof cases / sizeof cases[0]);
 }
 
 static void melee_combination_flank_woods_stream_commander(void **state) {
@@ -2133,18 +2138,7 @@ static void issue20_road_across_a_stream_is_a_bridge(void **state) {
         MC("a stream without a road is still a stream", NULL, SIDE("1205", "1206", "[\"stream\"]"),
            ATT "," DEF, NULL, MELEE, T("stream", -1), END),
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const melee_case *c = &cases[i];
-        char units[2048];
-        snprintf(units, sizeof units, "[%s]", c->units);
-        json_t *st = mkstate(c->hexes, c->sides, units, c->formations);
-        const int64_t dice[] = {1, 1, 1, 1, 1, 1};
-        outcome o = act(st, "a1", c->action, dice, 6);
-        expect_ok(&o, c->label);
-        expect_terms(&o, c->terms, c->label);
-        outcome_clear(&o);
-        json_decref(st);
-    }
+    run_melee_cases(cases, sizeof cases / sizeof cases[0]);
     /* ZoC: e at 1305 facing n has 1204 in its front; a stream between blocks it, a road across
      * that stream (a bridge) does not. */
     static const move_case moves[] = {
