@@ -6,7 +6,9 @@
 #   make format / lint / clean
 #
 # Two build trees: build/ (release, -O2) and build/asan/ (AddressSanitizer + UBSan, used by
-# `make test`). Every .c under server/ protocol/ rules/ is compiled; adding a ruleset is adding a
+# `make test`). Every .c under protocol/ rules/ server/ (and their folders) is compiled; the map of
+# those folders and what each may include is at the top of docs/hacking.md, checked by
+# scripts/check-layers in `make test`. Adding a ruleset is adding a
 # folder under rules/ and a line in rules/registry.c.
 
 VERSION   := 0.1.0
@@ -27,7 +29,7 @@ WARN      := -Wall -Wextra -Werror
 CPPFLAGS  := -D_GNU_SOURCE -DUMPIRE_VERSION='"$(VERSION)"' -DUMPIRE_SOURCE_DIR='"$(CURDIR)"' \
              -I. -I$(BUILD)/gen -I$(LLHTTP_INC_DIR) -I/usr/include/postgresql
 ifeq ($(SAN),1)
-# The test build also carries allocation-failure injection (server/fault_inject.h; inert unless
+# The test build also carries allocation-failure injection (server/core/fault_inject.h; inert unless
 # UMPIRE_FAIL_ALLOC_AT* is set), so `make test` runs the allocation-failure sweeps.
 CPPFLAGS  += -DUMPIRE_FAULT_INJECTION
 OPT       := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
@@ -41,9 +43,11 @@ LDLIBS    := -luv -ljansson -lsqlite3 -lpq -lcurl -lcrypto -lpthread -lstdc++ -l
 
 # Sources: everything but the two mains is the library the tests link against.
 MAIN_SRC  := server/main.c
-VERIFY_SRC := server/umpire_verify.c
-LIB_C     := $(filter-out $(MAIN_SRC) $(VERIFY_SRC),$(wildcard server/*.c protocol/*.c rules/*.c rules/*/*.c))
-LIB_CXX   := $(wildcard server/*.cpp)
+VERIFY_SRC := server/audit/umpire_verify.c
+# Folders under server/ are one level deep (server/http, server/store, ...), like rules/.
+SRC_DIRS  := protocol rules rules/* server server/*
+LIB_C     := $(filter-out $(MAIN_SRC) $(VERIFY_SRC),$(wildcard $(addsuffix /*.c,$(SRC_DIRS))))
+LIB_CXX   := $(wildcard $(addsuffix /*.cpp,$(SRC_DIRS)))
 LLHTTP_C  := $(wildcard $(LLHTTP_SRC_DIR)/*.c)
 # Generated C: the migrations, the web client, the scenarios and the OpenAPI base document,
 # embedded so the binary runs from any directory (and in the container) with nothing beside it.
@@ -75,7 +79,7 @@ $(LIB_A): $(LIB_OBJ)
 $(BUILD)/umpired: $(BUILD)/obj/server/main.o $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/umpire-verify: $(BUILD)/obj/server/umpire_verify.o $(LIB_A)
+$(BUILD)/umpire-verify: $(BUILD)/obj/server/audit/umpire_verify.o $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/obj/%.o: %.c
@@ -156,6 +160,7 @@ test-build: $(BUILD)/umpired $(BUILD)/umpire-verify $(UNIT_BIN) $(BUILD)/tests/h
 PY_SUITES = $(sort $(dir $(wildcard tests/*/test_*.py)))
 
 test-run:
+	$(PYTHON) scripts/check-layers --objects $(BUILD)/obj
 	@scripts/run-unit-tests $(BUILD)/tests
 	$(TEST_ENV) UMPIRED=$(BUILD)/umpired UMPIRE_VERIFY=$(BUILD)/umpire-verify HTTP_HARNESS=$(BUILD)/tests/http_harness STORE_PG_HARNESS=$(BUILD)/tests/store_pg_harness \
 	  $(PYTHON) -m pytest -q -p no:cacheprovider $(PY_SUITES)
@@ -170,7 +175,7 @@ fuzz-smoke::
 -include bench/bench.mk
 
 # ---- style -------------------------------------------------------------------------------
-FORMAT_FILES = $(wildcard server/*.[ch] server/*.cpp protocol/*.[ch] rules/*.[ch] rules/*/*.[ch] \
+FORMAT_FILES = $(wildcard $(addsuffix /*.[ch],$(SRC_DIRS)) $(LIB_CXX) \
                  tests/unit/*.c tests/http/*.c tests/pg/*.c)
 
 format:
@@ -180,6 +185,7 @@ check-format:
 	clang-format --dry-run --Werror $(FORMAT_FILES)
 
 lint: check-format
+	$(PYTHON) scripts/check-layers
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --inline-suppr \
 	  --suppress=missingIncludeSystem -I. $(LIB_C) $(MAIN_SRC) $(VERIFY_SRC)
 

@@ -231,7 +231,7 @@ def sessions(port, pid, n):
         call(port, "GET", f"/v1/sessions/{sid}", token=ref, conn=conn)
     after = settle_rss(pid)
     # Then one action each: the writer loads each session row into its cache
-    # (server/session_cache.c, if present) as it writes; GETs never go through that cache.
+    # (server/store/session_cache.c, if present) as it writes; GETs never go through that cache.
     for sid, ref in made:
         call(port, "POST", f"/v1/sessions/{sid}/actions", {"type": "roll", "expr": "1d6"},
              ref, conn=conn)

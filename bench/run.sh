@@ -268,7 +268,7 @@ out '\nMemory (umpired, /proc/PID/status):\n'
 out '  peak RSS (VmHWM) after the HTTP runs: %d KiB; at the end: %d KiB (current RSS %d KiB)\n' "$hwm_load" "$hwm_end" "$rss_end"
 out '  per idle keep-alive connection: %s KiB (%d connections, one request each; RSS %d -> %d KiB)\n' "$idle_kib" "$IDLE_N" "$idle_b" "$idle_a"
 out '  per session, stored (not cached): %s KiB (%d created + each read once by GET, which reads SQLite; RSS %d -> %d KiB)\n' "$sess_kib" "$SESS_N" "$sess_b" "$sess_a"
-if [[ -f server/session_cache.h ]]; then cache="the writer caches session rows it writes: server/session_cache.h, $(awk '/define SESSION_CACHE_SLOTS/ {print $3}' server/session_cache.h) direct-mapped slots"; else cache="no session cache in this build"; fi
+if [[ -f server/store/session_cache.h ]]; then cache="the writer caches session rows it writes: server/store/session_cache.h, $(awk '/define SESSION_CACHE_SLOTS/ {print $3}' server/store/session_cache.h) direct-mapped slots"; else cache="no session cache in this build"; fi
 out '  per session, after one roll each (%s): +%s KiB more (RSS %d -> %d KiB)\n' "$cache" "$act_kib" "$sess_a" "$act_a"
 
 # ---- odds ---------------------------------------------------------------------------------

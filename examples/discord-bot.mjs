@@ -215,7 +215,7 @@ export function formatOdds(answer, { top = 12 } = {}) {
 
 // Summaries and titles carry what players typed (a roll's purpose, unit names): shown as typed,
 // never as Discord markdown (a purpose "[Claim prize](https://evil.example/x)" would otherwise be
-// a masked link). The same escaping as the daemon's own Discord webhooks (server/discord_text.h).
+// a masked link). The same escaping as the daemon's own Discord webhooks (server/live/discord_text.h).
 export function escapeMarkdown(text) {
   return String(text).replace(/[\\*_~`|><#\-[\]()]/g, "\\$&").replaceAll("://", "\\://");
 }

@@ -36,9 +36,9 @@ FUZZ_SPECS    := fuzz_http:16384 fuzz_action_decode:4096 fuzz_rules_resolve:2048
 FUZZ_TARGETS  := $(foreach s,$(FUZZ_SPECS),$(firstword $(subst :, ,$(s))))
 FUZZ_BINS     := $(FUZZ_TARGETS:%=$(FUZZ_BIN)/%)
 
-FUZZ_LIB_C    := $(filter-out server/main.c server/umpire_verify.c,\
-                   $(wildcard server/*.c protocol/*.c rules/*.c rules/*/*.c))
-FUZZ_LIB_CXX  := $(wildcard server/*.cpp)
+FUZZ_LIB_C    := $(filter-out server/main.c server/audit/umpire_verify.c,\
+                   $(wildcard $(addsuffix /*.c,$(SRC_DIRS))))
+FUZZ_LIB_CXX  := $(wildcard $(addsuffix /*.cpp,$(SRC_DIRS)))
 FUZZ_LIB_OBJ  := $(FUZZ_LIB_C:%.c=$(FUZZ_OBJ)/%.o) $(FUZZ_LIB_CXX:%.cpp=$(FUZZ_OBJ)/%.o) \
                  $(patsubst $(LLHTTP_SRC_DIR)/%.c,$(FUZZ_OBJ)/llhttp/%.o,$(wildcard $(LLHTTP_SRC_DIR)/*.c)) \
                  $(GEN_C:$(BUILD)/gen/%.c=$(FUZZ_OBJ)/gen/%.o)

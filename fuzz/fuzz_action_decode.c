@@ -1,5 +1,5 @@
 /* fuzz_action_decode: a request body as the API decodes it. JSON text ->
- * protocol/json_in.h json_in_parse_object_new -> protocol/requests.h action_envelope_decode ->
+ * protocol/json_in.h json_in_parse_object_new -> server/core/requests.h action_envelope_decode ->
  * for every ruleset in the registry and every action: the action's decode() (on the envelope's
  * fields, or on the whole body when the envelope is refused). Also create_request_decode and
  * entropy_request_decode (a contribution: 1 to 64 printable ASCII bytes, nothing else) on the
@@ -8,8 +8,8 @@
  * action_envelope_decode gives; protocol/json_out.h writes the body exactly as json_dumps. */
 #include "protocol/json_in.h"
 #include "protocol/json_out.h"
-#include "protocol/requests.h"
 #include "rules/ruleset.h"
+#include "server/core/requests.h"
 
 #include <stddef.h>
 #include <stdint.h>

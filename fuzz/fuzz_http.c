@@ -1,4 +1,4 @@
-/* fuzz_http: the HTTP request path — llhttp plus server/http_server.c's callbacks, limits,
+/* fuzz_http: the HTTP request path — llhttp plus server/http/http_server.c's callbacks, limits,
  * pipelining and streaming — fed raw bytes from a real client socket.
  *
  * One static libuv loop runs an http_server on 127.0.0.1:0 with small limits. Per input: a
@@ -14,7 +14,7 @@
  * extra header, anything else = 200 with a small JSON body. It checks what the layer promises
  * about the request (NUL-terminated body within max_body_bytes, lower-case header names, path a
  * prefix of the target). */
-#include "server/http_server.h"
+#include "server/http/http_server.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

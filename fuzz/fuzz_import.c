@@ -1,9 +1,9 @@
-/* fuzz_import: the input as an `umpired import` file (server/db_transfer.h), imported into a
+/* fuzz_import: the input as an `umpired import` file (server/store/db_transfer.h), imported into a
  * fresh in-memory SQLite database. Never crashes or leaks, whatever the lines hold: a row of a
  * table that does not exist, a column of the wrong type, bad hex, a session whose chain or
  * dice do not verify, a missing end line. An import that succeeds must be one whose every
  * session verified; one that fails must say why. */
-#include "server/db_transfer.h"
+#include "server/store/db_transfer.h"
 
 #include <jansson.h>
 #include <stddef.h>

@@ -1,8 +1,8 @@
-/* fuzz_notation: rules/generic/notation.h notation_parse on the input as a C string.
+/* fuzz_notation: rules/common/notation.h notation_parse on the input as a C string.
  * Invariants: success => 1 <= nterms <= 32, total_dice = sum of counts <= 100, every dice term's
  * sides 1..1000 and keep_n within 1..count, constants 0..1000000; failure => 0 <= err.pos <=
  * strlen(input) and the message is a NUL-terminated non-empty string. */
-#include "rules/generic/notation.h"
+#include "rules/common/notation.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -14,10 +14,11 @@
  *   - a refusal comes before any die is drawn (rules/ruleset.h), under either source.
  * encode() of the decoded action must decode again to an equal encoding. Nothing may leak. */
 #include "protocol/json_in.h"
-#include "protocol/requests.h"
+#include "rules/dice_source.h"
 #include "rules/ruleset.h"
-#include "server/dice_source.h"
-#include "server/odds.h"
+#include "server/api/odds.h"
+#include "server/core/requests.h"
+#include "server/dice/seeded_source.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,14 +1,14 @@
-/* fuzz_verify: the input as an exported JSONL event log, fed line by line to server/verify.h as
+/* fuzz_verify: the input as an exported JSONL event log, fed line by line to server/audit/verify.h as
  * umpire-verify does (a line that is not JSON is verifier_feed_unreadable). Never crashes; the
  * report always has exactly its 10 keys, "ok" agrees with verifier_ok, "head_checked" is false
  * when no head was expected, and "notes" is an array of strings (one says so when no head was
  * given).
  *
  * Optional first lines: "#<hex>" sets verifier_expect_head; "!" (rehash mode) makes the fuzzer
- * rewrite each event's prev and hash (server/chain.h) before feeding it, so that mutated events
+ * rewrite each event's prev and hash (server/audit/chain.h) before feeding it, so that mutated events
  * get past the chain check and reach the dice and rules re-adjudication. */
-#include "server/chain.h"
-#include "server/verify.h"
+#include "server/audit/chain.h"
+#include "server/audit/verify.h"
 
 #include <jansson.h>
 #include <stdbool.h>

@@ -1,11 +1,11 @@
 /* fuzz_webhook_request: the body of PUT /v1/sessions/{id}/webhooks through
  * protocol/webhook_request.h, then every decoded URL through the daemon's policy
- * (server/webhook_policy.h, libcurl's URL parser).
+ * (server/live/webhook_policy.h, libcurl's URL parser).
  * Invariants: a decoded list has at most WEBHOOKS_MAX entries, each URL NUL-terminated within
  * WEBHOOK_URL_MAX and free of spaces and control bytes; a failure is a 400 naming a field; an
  * accepted URL's host is non-empty, lower-case, and listed. */
 #include "protocol/webhook_request.h"
-#include "server/webhook_policy.h"
+#include "server/live/webhook_policy.h"
 
 #include <jansson.h>
 #include <stddef.h>

@@ -1,6 +1,6 @@
 /* Unsigned integers in decimal without printf, for the paths that write one per request, per
  * unit or per die (response heads, JSON answers, field paths, summaries) and for a signal
- * handler (server/fault_inject.c), where printf is not allowed. */
+ * handler (server/core/fault_inject.c), where printf is not allowed. */
 #ifndef UMPIRE_DECIMAL_H
 #define UMPIRE_DECIMAL_H
 

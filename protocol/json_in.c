@@ -1,5 +1,5 @@
-#include "protocol/json_in.h"
 #include "protocol/decimal.h"
+#include "protocol/json_in.h"
 
 #include <stdio.h>
 #include <string.h>

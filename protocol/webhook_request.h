@@ -1,6 +1,6 @@
 /* PUT /v1/sessions/{id}/webhooks: {"webhooks": [{"url": "https://...", "format": "discord"}]}
  * decoded into a typed list. Only the shape is judged here; whether a URL's host may be called
- * is the daemon's policy (server/webhook_policy.h). */
+ * is the daemon's policy (server/live/webhook_policy.h). */
 #ifndef UMPIRE_WEBHOOK_REQUEST_H
 #define UMPIRE_WEBHOOK_REQUEST_H
 

@@ -18,7 +18,7 @@
 #define UMPIRE_RULESET_H
 
 #include "protocol/api_error.h"
-#include "server/dice_source.h"
+#include "rules/dice_source.h"
 
 #include <jansson.h>
 #include <stddef.h>

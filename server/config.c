@@ -17,7 +17,7 @@
 
 #include <arpa/inet.h>
 #include <ctype.h>
-#include "server/webhook_policy.h"
+#include "server/live/webhook_policy.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -96,7 +96,7 @@ static int check_allow_hosts(const char *value) {
 }
 
 static const char *const synchronous_values[] = {"full", "normal", NULL};
-/* The names server/log.c's log_set_level_name() accepts. */
+/* The names server/core/log.c's log_set_level_name() accepts. */
 static const char *const level_values[] = {"debug", "info", "warn", "error", NULL};
 
 /* Ranges: everything is at least 1 (a zero limit or timeout would only ever mean "broken"); the

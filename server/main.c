@@ -8,21 +8,21 @@
  * migrations, open the reader connection, start the writer thread, listen. SIGINT/SIGTERM:
  * stop accepting, finish in-flight requests (their writes commit first), stop the writer,
  * close the database, exit 0. */
-#include "server/alloc_guard.h"
-#include "server/api.h"
-#include "server/checkpointer.h"
+#include "server/api/api.h"
 #include "server/config.h"
+#include "server/core/alloc_guard.h"
+#include "server/core/log.h"
 #include "server/health_check.h"
-#include "server/http_server.h"
-#include "server/log.h"
-#include "server/migrate.h"
-#include "server/store.h"
-#include "server/db_reads.h"
-#include "server/db_transfer.h"
-#include "server/pg_listen.h"
-#include "server/webhooks_sync.h"
-#include "server/webhooks.h"
-#include "server/writer.h"
+#include "server/http/http_server.h"
+#include "server/live/webhooks.h"
+#include "server/live/webhooks_sync.h"
+#include "server/store/checkpointer.h"
+#include "server/store/db_reads.h"
+#include "server/store/db_transfer.h"
+#include "server/store/migrate.h"
+#include "server/store/pg_listen.h"
+#include "server/store/store.h"
+#include "server/store/writer.h"
 
 #include <curl/curl.h>
 #include <jansson.h>
@@ -43,7 +43,7 @@ typedef struct daemon_state {
     http_server *http;
     writer *writer;
     store_conn *reader; /* SQLite: the loop thread's read connection; NULL for PostgreSQL */
-    db_reads *reads;    /* every read of the loop thread (server/db_reads.h) */
+    db_reads *reads;    /* every read of the loop thread (server/store/db_reads.h) */
     pg_listen *listen;  /* PostgreSQL: other nodes' commits */
     live *live;
     token_cache *tokens;
@@ -178,7 +178,7 @@ static void db_display_name(const char *db, char *out, size_t cap) {
         snprintf(out, cap, "%.*s:***%s", (int)(colon - db), db, at);
 }
 
-/* The loop thread hears what another node did (server/pg_listen.h). "Anything may have
+/* The loop thread hears what another node did (server/store/pg_listen.h). "Anything may have
  * changed" leaves the live streams to live_poll, which catches each one up within
  * storage.live_poll_ms anyway, and reads every webhook list again. */
 static void on_other_node(void *arg, pg_listen_what what, const char *session_id, int64_t version) {
@@ -245,7 +245,7 @@ static int open_storage(daemon_state *d) {
         store_conn_close(w);
         return -1;
     }
-    /* A third connection checkpoints the WAL beside the writer (server/checkpointer.h). */
+    /* A third connection checkpoints the WAL beside the writer (server/store/checkpointer.h). */
     store_conn *ck =
         store_conn_open(d->cfg.db, d->cfg.synchronous, d->cfg.busy_timeout_ms, err, sizeof err);
     checkpointer *ckpt = ck ? checkpointer_new(ck) : NULL;
@@ -343,7 +343,7 @@ static int start_http(daemon_state *d) {
     if (d->live && !d->reader) {
         /* Several nodes: other nodes' commits and webhook lists come by LISTEN, and a poll
          * bounds the delay should a notification be lost. Webhooks wait in standby until the
-         * listener holds the delivery lock (server/pg_listen.h). */
+         * listener holds the delivery lock (server/store/pg_listen.h). */
         live_poll(d->live, (uint64_t)d->cfg.live_poll_ms);
         d->listen = pg_listen_new(d->loop, d->cfg.db, on_other_node, d);
         if (!d->listen) {
@@ -373,7 +373,8 @@ static int start_http(daemon_state *d) {
 }
 
 /* umpired export|import [--config FILE] [--db DB] [--file PATH]: the database as JSON lines
- * (server/db_transfer.h), to or from PATH (default stdout / stdin). Exit 0, 1 failed, 2 usage. */
+ * (server/store/db_transfer.h), to or from PATH (default stdout / stdin). Exit 0, 1 failed, 2
+ * usage. */
 static int run_transfer(int argc, char **argv) {
     bool export = strcmp(argv[1], "export") == 0;
     const char *file = NULL;
@@ -418,7 +419,8 @@ static int run_transfer(int argc, char **argv) {
 
 int main(int argc, char **argv) {
 #ifdef UMPIRE_FAULT_INJECTION
-    void fault_inject_install_from_env(void); /* server/fault_inject.h: before any allocation */
+    void fault_inject_install_from_env(
+        void); /* server/core/fault_inject.h: before any allocation */
     fault_inject_install_from_env();
 #endif
     alloc_guard_install(); /* before any jansson value exists */

@@ -1,10 +1,10 @@
 /* Ruleset `generic`: dice rolls in the contract's notation, for any game Umpire has no module
  * for. One action, `roll`; every die is logged; the state counts rolls and keeps the last. */
-#include "rules/common/json_build.h"
-#include "rules/generic/notation.h"
-#include "rules/ruleset.h"
 #include "protocol/decimal.h"
 #include "protocol/json_in.h"
+#include "rules/common/json_build.h"
+#include "rules/common/notation.h"
+#include "rules/ruleset.h"
 
 #include <stdarg.h>
 #include <stdio.h>

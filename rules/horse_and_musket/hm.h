@@ -10,7 +10,7 @@
 #define UMPIRE_HORSE_AND_MUSKET_H
 
 #include "protocol/api_error.h"
-#include "protocol/requests.h"
+#include "protocol/limits.h"
 #include "rules/common/tabletop.h"
 #include "rules/common/terms.h"
 #include "rules/ruleset.h"

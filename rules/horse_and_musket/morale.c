@@ -12,7 +12,7 @@
  * (new_turn frees it); a retreat is blocked by the first unit its base would touch. */
 #include "rules/horse_and_musket/hm.h"
 
-#include "rules/generic/notation.h"
+#include "rules/common/notation.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -9,9 +9,9 @@
 #include "rules/horse_and_musket/hm.h"
 
 #include "protocol/json_in.h"
-#include "rules/common/units.h"
 #include "rules/common/fields.h"
 #include "rules/common/json_build.h"
+#include "rules/common/units.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -19,7 +19,7 @@
 #define UMPIRE_MAGIC_REALM_H
 
 #include "protocol/api_error.h"
-#include "protocol/requests.h"
+#include "protocol/limits.h"
 #include "rules/ruleset.h"
 
 #include <jansson.h>

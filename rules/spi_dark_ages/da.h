@@ -22,7 +22,7 @@
 #define UMPIRE_DARK_AGES_H
 
 #include "protocol/api_error.h"
-#include "protocol/requests.h"
+#include "protocol/limits.h"
 #include "rules/common/hex.h"
 #include "rules/common/terms.h"
 #include "rules/ruleset.h"

@@ -1,4 +1,4 @@
-/* Odds: what outcomes are told apart by, and the named probabilities (server/odds.c enumerates
+/* Odds: what outcomes are told apart by, and the named probabilities (server/api/odds.c enumerates
  * every die).
  * - fire and melee: the CRT row and its result, and who is eliminated, demoralized or panics;
  *   p_results (by result code), p_any_eliminated, p_any_demoralized; melee also p_contact. The

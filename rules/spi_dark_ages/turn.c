@@ -11,8 +11,8 @@
 #include "rules/spi_dark_ages/da.h"
 
 #include "protocol/json_in.h"
-#include "rules/common/units.h"
 #include "rules/common/fields.h"
+#include "rules/common/units.h"
 
 #include <stdbool.h>
 #include <stdio.h>

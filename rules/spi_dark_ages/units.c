@@ -10,8 +10,8 @@
 #include "rules/spi_dark_ages/da.h"
 
 #include "protocol/json_in.h"
-#include "rules/common/units.h"
 #include "rules/common/fields.h"
+#include "rules/common/units.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,39 +20,12 @@
 
 static const char *const class_names[] = {"I",       "II",    "III",   "IV", "V",
                                           "command", "fleet", "mount", NULL};
-static const char *const dir_names[] = {"n", "ne", "se", "s", "sw", "nw", NULL};
 
 const char *da_class_name(da_class c) {
     return (unsigned)c < 8 ? class_names[c] : "?";
 }
 
-bool da_alive(const da_unit *u) {
-    return !u->eliminated && !u->off_map && !u->remounted;
-}
-
-bool da_combat(const da_unit *u) {
-    return u->cls <= DA_CLASS_V;
-}
-
-bool da_missile(const da_unit *u) {
-    return u->cls == DA_CLASS_IV || u->cls == DA_CLASS_V;
-}
-
-bool da_cavalry(const da_unit *u) {
-    return json_is_string(json_object_get(u->chart, "cavalry")) && u->cls != DA_MOUNT;
-}
-
-bool da_disabled(const da_unit *u) {
-    return u->demoralized || u->panicked;
-}
-
-int da_unit_value(const da_unit *u, const char *key, int dflt) {
-    const json_t *v = json_object_get(u->chart, key);
-    if (!json_is_integer(v)) return dflt;
-    /* the charts were validated at creation; a hand-made state is kept in range all the same */
-    json_int_t x = json_integer_value(v);
-    return x < 0 ? 0 : x > 9999 ? 9999 : (int)x;
-}
+static const char *const dir_names[] = {"n", "ne", "se", "s", "sw", "nw", NULL};
 
 void da_rule_error(api_error *err, const char *field, const char *fmt, ...) {
     char msg[512];

@@ -1,4 +1,4 @@
-/* Odds: what outcomes are told apart by, and the named probabilities (server/odds.c enumerates
+/* Odds: what outcomes are told apart by, and the named probabilities (server/api/odds.c enumerates
  * every die: the chart's 1d6 and each morale test it leads to).
  * - fire: the table row, the target's result and the target's state and strength after;
  *   p_results (by result code), p_target_eliminated, p_target_retreats;

@@ -8,9 +8,9 @@
 #include "rules/vaevictis_corbach/vc.h"
 
 #include "protocol/json_in.h"
-#include "rules/common/units.h"
 #include "rules/common/fields.h"
 #include "rules/common/json_build.h"
+#include "rules/common/units.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -8,8 +8,8 @@
 #include "rules/vis_magica/vm.h"
 
 #include "protocol/json_in.h"
-#include "rules/common/units.h"
 #include "rules/common/fields.h"
+#include "rules/common/units.h"
 
 #include <stdarg.h>
 #include <stdio.h>

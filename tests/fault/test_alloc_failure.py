@@ -1,6 +1,6 @@
 """Allocation failure injection: fail exactly one jansson/SQLite allocation inside one write.
 
-Needs a daemon built with -DUMPIRE_FAULT_INJECTION (server/fault_inject.c; make test's build
+Needs a daemon built with -DUMPIRE_FAULT_INJECTION (server/core/fault_inject.c; make test's build
 gets it). The binary is $UMPIRED_FAULT if set, else $UMPIRED; the test is skipped when that
 binary has no fault injection (no "fault_inject: installed" line at start-up).
 
@@ -39,7 +39,7 @@ FULL = bool(os.environ.get("UMPIRE_FAULT_ALLOC_FULL"))
 # of the fault-test task). kind: "crash", "leak", "written_but_error", "4xx", "200_not_written".
 # Outcomes tolerated as known daemon bugs (xfail), as (operation, kind) -> reason. Empty: the
 # four found by this sweep (a 4xx for a valid request, 200s built on incomplete jansson values,
-# an empty events list, a session left unreadable) were fixed by server/alloc_guard.c, which
+# an empty events list, a session left unreadable) were fixed by server/core/alloc_guard.c, which
 # makes any failed jansson allocation fail the request or roll the job back. Any of them coming
 # back now fails the test.
 KNOWN = {}

@@ -20,8 +20,8 @@
  *                   http_stream_pending seen by a firehose after a write)
  *   anything else   404 in the error envelope
  * SIGTERM / SIGINT: graceful shutdown, exit 0 once it is done. */
-#include "server/http_server.h"
-#include "server/log.h"
+#include "server/core/log.h"
+#include "server/http/http_server.h"
 
 #include <signal.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-"""Tests of the HTTP/1.1 layer (server/http_server.c) through tests/http/http_harness.c.
+"""Tests of the HTTP/1.1 layer (server/http/http_server.c) through tests/http/http_harness.c.
 
 Raw loopback sockets only. The harness binary comes from $HTTP_HARNESS (default
 build/tests/http_harness, relative to the repository root). Every test starts its own harness

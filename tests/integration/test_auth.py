@@ -143,7 +143,7 @@ def test_action_on_unknown_session_is_404(umpire):
 
 
 def test_tokens_keep_their_meaning_once_authenticated(two):
-    """The loop thread remembers tokens it has found (server/token_cache.h): a remembered token
+    """The loop thread remembers tokens it has found (server/api/token_cache.h): a remembered token
     still means exactly its role in its own session, and nothing anywhere else."""
     umpire, s, other = two
     sid, oid = s["session"]["id"], other["session"]["id"]

@@ -1,5 +1,5 @@
 """GET /v1/openapi.json: the OpenAPI 3.1 document is well formed, covers every route of the
-daemon (server/api.c routes[]) and every action of every ruleset, every JSON example in the
+daemon (server/api/routes.c routes[]) and every action of every ruleset, every JSON example in the
 docs validates against the schema it illustrates, and the daemon's real answers validate
 against the response schemas (the strongest check that the document is true).
 
@@ -309,7 +309,7 @@ class OpenApi:
 
 def fetch(umpire):
     if ("GET", "/v1/openapi.json") not in daemon_routes():
-        pytest.skip("server/api.c does not route GET /v1/openapi.json yet")
+        pytest.skip("server/api/routes.c does not route GET /v1/openapi.json yet")
     r = umpire.get("/v1/openapi.json")
     body = expect(r, 200)
     return OpenApi(body)
@@ -389,12 +389,12 @@ def test_document_is_openapi_31(api, umpire):
 
 
 def daemon_routes():
-    """(METHOD, template) for each row of server/api.c's routes[] (":" becomes "{}")."""
-    text = (REPO_ROOT / "server" / "api.c").read_text()
+    """(METHOD, template) for each row of server/api/routes.c's routes[] (":" becomes "{}")."""
+    text = (REPO_ROOT / "server" / "api" / "routes.c").read_text()
     table = re.search(r"static const route routes\[\]\s*=\s*\{(.*?)\n\};", text, re.S)
-    assert table, "server/api.c: routes[] not found"
+    assert table, "server/api/routes.c: routes[] not found"
     rows = re.findall(r'\{\s*"([A-Z]+)"\s*,\s*"([^"]+)"', table.group(1))
-    assert rows, "server/api.c: no rows in routes[]"
+    assert rows, "server/api/routes.c: no rows in routes[]"
     return {(m, re.sub(r"/:(?=/|$)", "/{}", p)) for m, p in rows}
 
 
@@ -411,10 +411,10 @@ def test_every_route_is_documented(api):
     routes = daemon_routes()
     documented = documented_routes(api.doc)
     missing = sorted(routes - documented)
-    assert not missing, f"routes of server/api.c missing from the document: {missing}"
+    assert not missing, f"routes of server/api/routes.c missing from the document: {missing}"
     # Everything else documented is the web client, served outside /v1/.
     extra = sorted(r for r in documented - routes if r[1].startswith("/v1"))
-    assert not extra, f"documented but not routed by server/api.c: {extra}"
+    assert not extra, f"documented but not routed by server/api/routes.c: {extra}"
     assert ("GET", "/") in documented, "the web client (GET /) is not documented"
 
 

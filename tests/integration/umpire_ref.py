@@ -261,7 +261,7 @@ def check_consecutive_nonces(dice, first=1):
 # --------------------------------------------------------------------------- Discord
 
 def discord_escaped(text):
-    """A summary as Discord gets it (server/discord_text.h, examples/discord-bot.mjs): a
+    """A summary as Discord gets it (server/live/discord_text.h, examples/discord-bot.mjs): a
     backslash before each markdown character and before the ':' of "://", so the players' words
     never become a masked link or markup."""
     out = "".join("\\" + ch if ch in "\\*_~`|><#-[]()" else ch for ch in text)

@@ -1,4 +1,4 @@
-/* Drives server/store_pg.c through the writer's sequence of calls while the test kills the
+/* Drives server/store/store_pg.c through the writer's sequence of calls while the test kills the
  * connection under it (tests/pg/test_store_pg.py). Usage: store_pg_harness URI SCENARIO
  *
  *   midtx: BEGIN, lock, SAVEPOINT, event insert, RELEASE; then the connection is terminated
@@ -9,7 +9,7 @@
  *          statement is retried once on a new connection, and succeeds.
  *
  * Prints one "name rc" line a step, then "ok" or "FAIL: why"; exit status 0 or 1. */
-#include "server/store.h"
+#include "server/store/store.h"
 
 #include <libpq-fe.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-"""server/store_pg.c when its connection breaks (tests/pg/store_pg_harness.c): inside a
+"""server/store/store_pg.c when its connection breaks (tests/pg/store_pg_harness.c): inside a
 transaction nothing after the break may run on a new connection, so COMMIT fails and nothing
 is written (an earlier version reset the connection there: the rest of the batch ran in
 autocommit and COMMIT "succeeded" without the events); outside one, a read is retried on a new

@@ -1,5 +1,5 @@
-"""On PostgreSQL the event loop never waits on the database (server/db_reads.h, the read gate in
-server/api.c): while PostgreSQL holds every read of the sessions table behind a lock, requests
+"""On PostgreSQL the event loop never waits on the database (server/store/db_reads.h, the read gate in
+server/api/gate.c): while PostgreSQL holds every read of the sessions table behind a lock, requests
 that need no database are answered at once, the ones that do wait on reader threads (or are
 refused with 503 when their queue is full), and all of them complete once the lock goes.
 

@@ -1,5 +1,5 @@
 """Webhooks with several nodes on one database: one node at a time sends them (the holder of
-the delivery lock, server/pg_listen.h), whichever node committed the events, so a receiver
+the delivery lock, server/store/pg_listen.h), whichever node committed the events, so a receiver
 gets each event once and in order; lists set through any node reach every node; when the
 sending node dies another takes over."""
 

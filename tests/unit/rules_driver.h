@@ -5,8 +5,8 @@
 #ifndef UMPIRE_TESTS_RULES_DRIVER_H
 #define UMPIRE_TESTS_RULES_DRIVER_H
 
+#include "rules/dice_source.h"
 #include "rules/ruleset.h"
-#include "server/dice_source.h"
 
 #include <jansson.h>
 #include <stdbool.h>

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "server/campaign_log.h"
+#include "server/audit/campaign_log.h"
 
 #ifndef UMPIRE_SOURCE_DIR
 #define UMPIRE_SOURCE_DIR "."

@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "server/chain.h"
+#include "server/audit/chain.h"
 
 /* The known answers below were made with python3:
  *   def jcs(o): return json.dumps(o, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

@@ -1,7 +1,7 @@
-/* Unit tests for server/checkpointer.c: checkpoints run beside a committing writer, and the WAL
- * stays bounded although the writer never stops (a checkpoint beside a busy writer alone never
+/* Unit tests for server/store/checkpointer.c: checkpoints run beside a committing writer, and the
+ * WAL stays bounded although the writer never stops (a checkpoint beside a busy writer alone never
  * reaches the WAL's end, so SQLite would never start the WAL over). */
-#include "server/checkpointer.h"
+#include "server/store/checkpointer.h"
 
 #include <stdarg.h>
 #include <stddef.h>

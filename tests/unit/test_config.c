@@ -348,7 +348,7 @@ static void test_wrong_types(void **state) {
     expect_error("[[server]]\n", "test.toml:1: ", "key 'server' must be a table, not an array");
 }
 
-/* [webhooks] allow_hosts is checked as the daemon reads it (server/webhook_policy.c). */
+/* [webhooks] allow_hosts is checked as the daemon reads it (server/live/webhook_policy.c). */
 static void test_webhook_hosts(void **state) {
     (void)state;
     expect_error("[webhooks]\nallow_hosts = \"discord.com, bad host\"\n",

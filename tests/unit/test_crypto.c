@@ -9,7 +9,7 @@
 #include <cmocka.h>
 #include <pthread.h>
 
-#include "server/crypto.h"
+#include "server/core/crypto.h"
 
 /* Hex of the first len bytes of a digest, for readable assertions. */
 static void hex_of(const uint8_t *d, size_t len, char *out) {

@@ -10,7 +10,7 @@
 #include <cmocka.h>
 #include <pthread.h>
 
-#include "server/dice_fair.h"
+#include "server/dice/dice_fair.h"
 
 #define SPAN (UINT64_C(1) << 32)
 

@@ -39,9 +39,10 @@
 
 #include "protocol/api_error.h"
 #include "protocol/json_in.h"
-#include "protocol/requests.h"
+#include "rules/dice_source.h"
 #include "rules/ruleset.h"
-#include "server/dice_source.h"
+#include "server/core/requests.h"
+#include "server/dice/seeded_source.h"
 
 #ifndef UMPIRE_SOURCE_DIR
 #define UMPIRE_SOURCE_DIR "."

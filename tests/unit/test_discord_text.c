@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "server/discord_text.h"
+#include "server/live/discord_text.h"
 
 #include <string.h>
 

@@ -7,7 +7,8 @@
 
 #include "protocol/jcs.h"
 #include "rules/ruleset.h"
-#include "server/dice_fair.h"
+#include "server/dice/dice_fair.h"
+#include "server/dice/seeded_source.h"
 
 #include <stdlib.h>
 #include <string.h>

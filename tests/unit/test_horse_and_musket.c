@@ -28,8 +28,8 @@
 
 #include "tests/unit/rules_driver.h"
 
+#include "rules/dice_source.h"
 #include "rules/ruleset.h"
-#include "server/dice_source.h"
 
 #include <stdio.h>
 #include <stdlib.h>

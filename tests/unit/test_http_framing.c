@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "server/http_framing.h"
+#include "server/http/http_framing.h"
 
 /* The original check, one byte at a time. */
 static const char *reference(const char *from, const char *to, unsigned char *prev) {

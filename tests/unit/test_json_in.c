@@ -6,7 +6,7 @@
 #include <cmocka.h>
 
 #include "protocol/json_in.h"
-#include "protocol/requests.h"
+#include "server/core/requests.h"
 
 #include <stdlib.h>
 #include <string.h>

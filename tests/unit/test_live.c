@@ -1,12 +1,12 @@
-/* Unit tests for server/live.c over both kinds of db_reads (server/db_reads.h): inline, and a
- * pool of reader threads (on SQLite here, so that the asynchronous path runs without a
+/* Unit tests for server/live/live.c over both kinds of db_reads (server/store/db_reads.h): inline,
+ * and a pool of reader threads (on SQLite here, so that the asynchronous path runs without a
  * PostgreSQL server). Real HTTP clients on threads of their own read the streams; each must see
  * every event exactly once and in order, however the reads are answered: late, refused by a
  * full queue, or after the stream has closed. */
-#include "server/db_reads.h"
-#include "server/http_server.h"
-#include "server/live.h"
-#include "server/store.h"
+#include "server/http/http_server.h"
+#include "server/live/live.h"
+#include "server/store/db_reads.h"
+#include "server/store/store.h"
 
 #include <stdarg.h>
 #include <stddef.h>

@@ -9,9 +9,10 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "rules/dice_source.h"
 #include "rules/magic_realm/mr.h"
-#include "server/dice_source.h"
-#include "server/odds.h"
+#include "server/api/odds.h"
+#include "server/dice/seeded_source.h"
 
 #include <stdio.h>
 #include <stdlib.h>

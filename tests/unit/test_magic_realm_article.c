@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "server/odds.h"
+#include "server/api/odds.h"
 
 #include <math.h>
 #include <stdio.h>

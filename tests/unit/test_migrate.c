@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "server/migrate.h"
+#include "server/store/migrate.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "rules/generic/notation.h"
+#include "rules/common/notation.h"
 
 /* Parses expr, which must succeed, and checks the canonical texts of its terms with their signs,
  * e.g. "+3d6kh2 +1d4 -1". */

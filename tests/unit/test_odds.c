@@ -5,8 +5,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "server/dice_source.h"
-#include "server/odds.h"
+#include "rules/dice_source.h"
+#include "server/api/odds.h"
 
 #include <math.h>
 #include <stdio.h>

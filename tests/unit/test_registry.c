@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "protocol/requests.h"
 #include "rules/ruleset.h"
+#include "server/core/requests.h"
 
 static json_t *sample_of(const ruleset *rs) {
     json_error_t je;

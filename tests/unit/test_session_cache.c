@@ -1,4 +1,4 @@
-/* The writer's session cache and its deferred row writes (server/session_cache.h), against a
+/* The writer's session cache and its deferred row writes (server/store/session_cache.h), against a
  * real SQLite database: a dirty row reaches the database on flush, a dirty row about to be
  * evicted is written first, an evicting put never loses an unwritten change, and clear forgets
  * dirty rows (the rollback case). */
@@ -8,9 +8,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "server/migrate.h"
-#include "server/session_cache.h"
-#include "server/store.h"
+#include "server/store/migrate.h"
+#include "server/store/session_cache.h"
+#include "server/store/store.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,9 +10,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "server/entropy.h"
-#include "server/migrate.h"
-#include "server/store.h"
+#include "server/dice/entropy.h"
+#include "server/store/migrate.h"
+#include "server/store/store.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,8 +8,8 @@
 
 #include <cmocka.h>
 
-#include "server/crypto.h"
-#include "server/token_cache.h"
+#include "server/api/token_cache.h"
+#include "server/core/crypto.h"
 
 static const char SID_A[] = "0123456789abcdef0123456789abcdef";
 static const char SID_B[] = "fedcba9876543210fedcba9876543210";

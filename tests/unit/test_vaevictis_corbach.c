@@ -24,9 +24,9 @@
 
 #include "tests/unit/rules_driver.h"
 
+#include "rules/dice_source.h"
 #include "rules/ruleset.h"
 #include "rules/vaevictis_corbach/vc.h"
-#include "server/dice_source.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -25,9 +25,9 @@
 
 #include "tests/unit/rules_driver.h"
 
+#include "rules/dice_source.h"
 #include "rules/ruleset.h"
 #include "rules/vis_magica/vm.h"
-#include "server/dice_source.h"
 
 #include <stdio.h>
 #include <stdlib.h>

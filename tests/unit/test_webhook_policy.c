@@ -1,7 +1,7 @@
-/* Unit tests for server/webhook_policy.c: which URLs a webhook may name and which addresses it
+/* Unit tests for server/live/webhook_policy.c: which URLs a webhook may name and which addresses it
  * may connect to, and for protocol/webhook_request.c: the shape of the PUT body. */
 #include "protocol/webhook_request.h"
-#include "server/webhook_policy.h"
+#include "server/live/webhook_policy.h"
 
 #include <stdarg.h>
 #include <stddef.h>

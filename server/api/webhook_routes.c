@@ -1,0 +1,116 @@
+/* PUT and GET /v1/sessions/{id}/webhooks: the referee's list of URLs told of each committed
+ * event (server/live/webhooks.h), and their delivery state. */
+#include "server/api/api_internal.h"
+
+#include "protocol/webhook_request.h"
+#include "server/live/webhooks.h"
+#include "server/store/writer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Answers {"webhooks": [...]} for the session. */
+static void respond_list(api_ctx *ctx, http_request *req, const char *session_id) {
+    json_t *list = webhooks_describe_new(ctx->webhooks, session_id);
+    if (!list) {
+        respond_simple_error(req, 500, "internal_error", "out of memory");
+        return;
+    }
+    respond_json(req, 200, json_pack("{s:o}", "webhooks", list), NULL);
+}
+
+/* 1 with the referee authenticated; 0 when it has answered. */
+static int referee_only(api_ctx *ctx, http_request *req, const char *id) {
+    char role[48];
+    if (!authorize(ctx, req, id, false, role, sizeof role)) return 0;
+    if (strcmp(role, "referee") != 0) {
+        respond_simple_error(req, 403, "forbidden",
+                             "only the referee's token may see or set webhooks");
+        return 0;
+    }
+    return 1;
+}
+
+static void on_webhooks_stored(write_job *job) {
+    http_request *req = job->user;
+    api_ctx *ctx = job->owner;
+    if (job->status != 200) {
+        http_respond_take(req, job->status, JSON_TYPE, NULL, job->body, job->body_len);
+        job->body = NULL;
+    } else if (webhooks_set(ctx->webhooks, job->session_id, job->webhooks, job->version) != 0) {
+        respond_simple_error(req, 500, "internal_error",
+                             "the webhooks were stored but could not be started (out of memory); "
+                             "they start when the daemon restarts");
+    } else {
+        respond_list(ctx, req, job->session_id);
+    }
+    write_job_free(job);
+}
+
+void api_put_webhooks(api_ctx *ctx, http_request *req, const route_match *m) {
+    const char *id = m->params[0];
+    if (!referee_only(ctx, req, id)) return;
+    json_t *body = json_body_new(req);
+    if (!body) return;
+    write_job *job = write_job_new(WRITE_WEBHOOKS);
+    webhook_list *list = job ? malloc(sizeof *list) : NULL;
+    if (!list) {
+        write_job_free(job);
+        json_decref(body);
+        respond_simple_error(req, 500, "internal_error", "out of memory");
+        return;
+    }
+    job->webhooks = list;
+    api_error e = {0};
+    int rc = webhook_list_decode(body, list, &e);
+    json_decref(body);
+    for (size_t i = 0; rc == 0 && i < list->n; i++) {
+        char host[WEBHOOK_HOST_MAX], field[64];
+        bool private_ok;
+        snprintf(field, sizeof field, "webhooks[%zu].url", i);
+        switch (webhook_policy_check_url(ctx->webhook_policy, list->hooks[i].url, host, sizeof host,
+                                         &private_ok)) {
+        case WEBHOOK_URL_OK:
+            break;
+        case WEBHOOK_URL_BAD:
+            api_error_field(&e, field,
+                            "an http:// or https:// URL with a host and no user:password@");
+            rc = -1;
+            break;
+        case WEBHOOK_URL_NOT_ALLOWED:
+            api_error_set(&e, 422, "webhook_host_not_allowed",
+                          json_pack("{s:s, s:s}", "field", field, "host", host),
+                          "webhooks may only call the hosts the daemon's operator allows "
+                          "(webhooks.allow_hosts); '%s' is not one of them",
+                          host);
+            rc = -1;
+            break;
+        }
+    }
+    size_t max_total = webhooks_max_total(ctx->webhooks);
+    if (rc == 0 &&
+        webhooks_count(ctx->webhooks) - webhooks_session_count(ctx->webhooks, id) + list->n >
+            max_total) {
+        api_error_set(&e, 503, "webhooks_full", json_pack("{s:I}", "limit", (json_int_t)max_total),
+                      "the daemon already holds as many webhooks as it may (webhooks.max_total "
+                      "= %zu); nothing was stored",
+                      max_total);
+        rc = -1;
+    }
+    if (rc != 0) {
+        write_job_free(job);
+        respond_error(req, &e);
+        return;
+    }
+    snprintf(job->session_id, sizeof job->session_id, "%s", id);
+    snprintf(job->role, sizeof job->role, "referee");
+    job->done = on_webhooks_stored;
+    api_submit(ctx, req, job);
+}
+
+void api_get_webhooks(api_ctx *ctx, http_request *req, const route_match *m) {
+    const char *id = m->params[0];
+    if (!referee_only(ctx, req, id)) return;
+    respond_list(ctx, req, id);
+}

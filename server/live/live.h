@@ -1,0 +1,46 @@
+/* Live events: Server-Sent Events subscribers of sessions' event streams.
+ *
+ * A subscriber holds no queue of its own: it remembers the last seq it was sent and, whenever
+ * its session commits or its connection drains, reads what follows from the database. So a
+ * resumed or slow subscriber can never skip or repeat an event, and its memory is bounded by
+ * the HTTP layer's write queue; a reader that stops reading is cut off by that layer.
+ *
+ * Reads go through db_reads (server/store/db_reads.h), one in flight per subscriber: inline for
+ * SQLite (sent before live_publish returns, as before), on a reader thread for PostgreSQL (sent
+ * when the read is answered). A commit published while a subscriber's read is in flight makes it
+ * read once more after that read. */
+#ifndef UMPIRE_LIVE_H
+#define UMPIRE_LIVE_H
+
+#include "server/http/http_server.h"
+#include "server/store/db_reads.h"
+#include "server/store/store.h"
+
+#include <stdint.h>
+#include <uv.h>
+
+#define LIVE_HEARTBEAT_MS 15000
+
+typedef struct live live;
+
+/* reads is borrowed: stop it (db_reads_stop, which answers every read still queued) only after
+ * every stream has ended. A subscriber whose stream closed during a read is freed when that read
+ * is answered. */
+live *live_new(uv_loop_t *loop, db_reads *reads);
+/* Answers req with a stream of the session's events after `after`, then live ones. */
+void live_subscribe(live *l, http_request *req, const char *session_id, int64_t after);
+/* The session committed new events: send them to its subscribers. */
+void live_publish(live *l, const char *session_id);
+/* every_ms > 0: every every_ms, every subscriber with no read in flight and not waiting for its
+ * connection to drain reads what follows its last event. With several nodes on one PostgreSQL
+ * database a node learns of the others' commits by notification, which a listener reconnecting
+ * can miss; this bounds how late such a subscriber can be. 0: no polling (one node). */
+void live_poll(live *l, uint64_t every_ms);
+size_t live_subscriber_count(const live *l);
+/* Stops the heartbeat and the poll and retry timers (streams themselves are ended by the HTTP
+ * layer's shutdown). */
+void live_stop(live *l);
+/* After live_stop and the end of every stream. */
+void live_free(live *l);
+
+#endif
