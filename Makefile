@@ -62,7 +62,7 @@ LIB_OBJ   := $(LIB_C:%.c=$(BUILD)/obj/%.o) $(LIB_CXX:%.cpp=$(BUILD)/obj/%.o) \
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: FORCE all deps run test test-build test-run fuzz fuzz-smoke bench format lint clean check-format
+.PHONY: FORCE all deps run test test-build test-run fuzz fuzz-smoke bench hostile-bench format lint clean check-format
 .DEFAULT_GOAL := all
 
 all: $(BUILD)/umpired $(BUILD)/umpire-verify

@@ -9,3 +9,11 @@ bench:
 	@scripts/install-deps --bench
 	@$(MAKE) --no-print-directory BUILD=build SAN=0 all
 	@BENCH_SECONDS=$(BENCH_SECONDS) BENCH_CONNECTIONS=$(BENCH_CONNECTIONS) UMPIRED=build/umpired bench/run.sh
+
+# Ordinary traffic with and without each attack of the open-internet issue, side by side
+# (bench/hostile_bench.py). HOSTILE_SECONDS per measurement.
+HOSTILE_SECONDS ?= 5
+hostile-bench:
+	@$(MAKE) --no-print-directory BUILD=build SAN=0 all
+	@mkdir -p build/bench
+	@UMPIRED=build/umpired $(PYTHON) bench/hostile_bench.py $(HOSTILE_SECONDS) | tee build/bench/hostile-latest.txt

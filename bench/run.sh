@@ -122,16 +122,28 @@ ng_pid=$!
 wait_http "http://127.0.0.1:$ng_port/health" "$ng_pid" || { echo "bench: nginx did not start:" >&2; cat "$ngdir/logs/"* >&2; exit 1; }
 
 # ---- umpired ------------------------------------------------------------------------------
+# wrk is one client doing the work of many: the per-address rates of [limits] are lifted.
+LIFTED_LIMITS="[limits]
+create_per_minute = 1000000
+create_burst = 1000000
+actions_per_minute = 100000000
+actions_burst = 1000000
+odds_per_minute = 1000000
+odds_burst = 1000000
+verify_per_minute = 1000000
+verify_burst = 1000000"
 ump_port=$(free_port)
 cat >"$work/umpire.toml" <<TOML
 [server]
 listen = "127.0.0.1:$ump_port"
 max_connections = $((IDLE_N + CONNS + 1024))
+max_connections_per_client = 1048576
 [storage]
 db = "$work/umpire.db"
 synchronous = "full"
 [log]
 access_log = false
+$LIFTED_LIMITS
 TOML
 BENCH_FSYNC_FILE=$work/fsyncs LD_PRELOAD=$work/fsync_count.so \
   "$UMPIRED" --config "$work/umpire.toml" 2>"$work/umpired.log" &
@@ -330,10 +342,12 @@ start_node() {
 [server]
 listen = "127.0.0.1:$port"
 max_connections = $((CONNS + 1024))
+max_connections_per_client = 1048576
 [storage]
 read_threads = $PG_READ_THREADS
 [log]
 access_log = false
+$LIFTED_LIMITS
 TOML
   t0=$(date +%s.%N)
   "$UMPIRED" --config "$work/pg_$1.toml" --db "$pg_uri" 2>"$work/pg_$1.log" &

@@ -36,12 +36,12 @@ static http_server *srv;
 static int port;
 static size_t deferred; /* answers waiting on a timer */
 
-#define CHECK(cond)                                                               \
-    do {                                                                          \
-        if (!(cond)) {                                                            \
-            fprintf(stderr, "fuzz_http: invariant failed: %s\n", #cond);          \
-            abort();                                                              \
-        }                                                                         \
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "fuzz_http: invariant failed: %s\n", #cond);                           \
+            abort();                                                                               \
+        }                                                                                          \
     } while (0)
 
 static uint64_t now_ms(void) {
@@ -96,11 +96,17 @@ static void handler(http_request *req, void *user) {
     CHECK(strncmp(req->target, req->path, strlen(req->path)) == 0 || req->path[0] != '\0');
     for (size_t i = 0; i < req->nheaders; i++) {
         CHECK(req->headers[i].name && req->headers[i].value);
-        for (const char *p = req->headers[i].name; *p; p++) CHECK(!(*p >= 'A' && *p <= 'Z'));
+        for (const char *p = req->headers[i].name; *p; p++)
+            CHECK(!(*p >= 'A' && *p <= 'Z'));
     }
     if (req->nheaders > 0)
         CHECK(http_request_header(req, req->headers[0].name) == req->headers[0].value);
     (void)http_request_header(req, "content-length");
+    /* The client is an address, whatever X-Forwarded-For held: one parsed back by inet_pton. */
+    CHECK(req->client != NULL);
+    unsigned char addr[16];
+    CHECK(inet_pton(AF_INET, req->client, addr) == 1 ||
+          inet_pton(AF_INET6, req->client, addr) == 1);
 
     char kind = req->path[0] == '/' ? req->path[1] : '\0';
     if (kind == 's') {
@@ -148,6 +154,9 @@ static void setup(void) {
         .write_queue_max_bytes = 65536,
         .max_pipelined = 4,
         .access_log = 0,
+        /* The fuzzer's own address is a trusted proxy: X-Forwarded-For in an input is parsed
+         * (server/http/client_addr.c) and its result checked by the handler. */
+        .trusted_proxies = "127.0.0.1",
     };
     srv = http_server_new(&loop, &lim, handler, NULL);
     CHECK(srv != NULL);
@@ -172,7 +181,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
     /* Split points from the input's hash, so that corpus files stay plain HTTP. */
     uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < size; i++) h = (h ^ data[i]) * 1099511628211ULL;
+    for (size_t i = 0; i < size; i++)
+        h = (h ^ data[i]) * 1099511628211ULL;
     size_t cut[3] = {size, size, size};
     int pieces = size > 2 ? 1 + (int)(h % 3) : 1;
     if (pieces >= 2) cut[0] = 1 + (size_t)((h >> 8) % (size - 1));
@@ -217,7 +227,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 if (n > 0) {
                     written += (size_t)n;
                     progress = 1;
-                    while (piece < 3 && written >= cut[piece]) piece++;
+                    while (piece < 3 && written >= cut[piece])
+                        piece++;
                 } else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
                     written = size; /* the server closed on us: stop writing */
                 }

@@ -12,13 +12,11 @@
 #include "server/config.h"
 
 #include "protocol/utf8.h"
-
+#include "server/live/webhook_policy.h"
 #include "server/toml_shim.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
-#include "server/live/webhook_policy.h"
-
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -80,8 +78,9 @@ typedef struct config_key {
         .size = FIELD_SIZE(field), .allowed = (values), .def_str = (def)                           \
     }
 
-#define KIB (INT64_C(1024))
-#define MIB (INT64_C(1024) * 1024)
+#define KIB    (INT64_C(1024))
+#define MIB    (INT64_C(1024) * 1024)
+#define DAY_MS (INT64_C(86400000))
 
 static int check_listen(const char *value) {
     return config_parse_listen(value, NULL, 0, NULL);
@@ -95,7 +94,41 @@ static int check_allow_hosts(const char *value) {
     return webhook_policy_init(&p, value, false, NULL, 0);
 }
 
+/* "10.0.0.1, 192.168.0.0/16, ::1, fd00::/8": IPv4 or IPv6 addresses, each with an optional
+ * prefix length. */
+static int check_proxies(const char *value) {
+    const char *p = value;
+    while (*p) {
+        while (*p == ' ' || *p == ',')
+            p++;
+        if (!*p) break;
+        size_t n = strcspn(p, ", ");
+        char item[64], *slash;
+        if (n >= sizeof item) return -1;
+        memcpy(item, p, n);
+        item[n] = '\0';
+        p += n;
+        long bits = -1;
+        if ((slash = strchr(item, '/'))) {
+            char *end;
+            *slash = '\0';
+            bits = strtol(slash + 1, &end, 10);
+            if (!slash[1] || *end || bits < 0) return -1;
+        }
+        unsigned char buf[16];
+        if (inet_pton(AF_INET, item, buf) == 1) {
+            if (bits > 32) return -1;
+        } else if (inet_pton(AF_INET6, item, buf) == 1) {
+            if (bits > 128) return -1;
+        } else {
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static const char *const synchronous_values[] = {"full", "normal", NULL};
+static const char *const creation_values[] = {"open", "key", NULL};
 /* The names server/core/log.c's log_set_level_name() accepts. */
 static const char *const level_values[] = {"debug", "info", "warn", "error", NULL};
 
@@ -113,6 +146,13 @@ static const config_key keys[] = {
     INT_KEY("server.write_queue_max_bytes", write_queue_max_bytes, 1 * MIB, 1, 256 * MIB),
     INT_KEY("server.max_pipelined", max_pipelined, 16, 1, 1024),
     INT_KEY("server.shutdown_timeout_ms", shutdown_timeout_ms, 10000, 1, 600000),
+    INT_KEY("server.body_timeout_ms", body_timeout_ms, 30000, 1, 3600000),
+    INT_KEY("server.max_connections_per_client", max_connections_per_client, 64, 1, 1048576),
+    INT_KEY("server.stream_share_percent", stream_share_percent, 75, 1, 100),
+    INT_KEY("server.max_streams_per_client", max_streams_per_client, 16, 1, 1048576),
+    INT_KEY("server.max_streams_per_session", max_streams_per_session, 256, 1, 1048576),
+    INT_KEY("server.max_streams_per_token", max_streams_per_token, 8, 1, 1048576),
+    INT_KEY("server.max_stream_lifetime_ms", max_stream_lifetime_ms, 3600000, 1000, 604800000),
     STRING_KEY("storage.db", db, "./data/umpire.db", NULL, NULL),
     ENUM_KEY("storage.synchronous", synchronous, "full", synchronous_values),
     INT_KEY("storage.busy_timeout_ms", busy_timeout_ms, 5000, 1, 600000),
@@ -121,6 +161,7 @@ static const config_key keys[] = {
     INT_KEY("storage.read_threads", read_threads, 4, 1, 32),
     INT_KEY("storage.read_queue_max", read_queue_max, 4096, 1, 1048576),
     INT_KEY("storage.live_poll_ms", live_poll_ms, 1000, 1, 3600000),
+    INT_KEY("storage.quick_check_ms", quick_check_ms, 10000, 0, 3600000),
     STRING0_KEY("web.root", web_root, "", NULL, NULL),
     STRING0_KEY("webhooks.allow_hosts", webhook_allow_hosts, WEBHOOK_DEFAULT_HOSTS,
                 check_allow_hosts, "comma-separated host names, IP addresses or *.domain"),
@@ -130,6 +171,33 @@ static const config_key keys[] = {
     INT_KEY("webhooks.retry_base_ms", webhook_retry_base_ms, 1000, 1, 60000),
     INT_KEY("webhooks.queue_max", webhook_queue_max, 1000, 1, 1000000),
     INT_KEY("webhooks.max_total", webhook_max_total, 16384, 0, 1048576),
+    INT_KEY("webhooks.max_per_client", webhook_max_per_client, 256, 1, 1048576),
+    INT_KEY("webhooks.max_slots_per_host", webhook_max_slots_per_host, 64, 1, 256),
+    INT_KEY("webhooks.idle_expire_ms", webhook_idle_expire_ms, 30 * DAY_MS, 0, 365 * DAY_MS),
+    ENUM_KEY("limits.session_creation", session_creation, "open", creation_values),
+    STRING0_KEY("limits.operator_key", operator_key, "", NULL, NULL),
+    STRING0_KEY("limits.trusted_proxies", trusted_proxies, "", check_proxies,
+                "comma-separated IP addresses, each with an optional /prefix"),
+    INT_KEY("limits.clients_max", clients_max, 65536, 16, 16777216),
+    INT_KEY("limits.create_per_minute", create_per_minute, 20, 1, 1000000),
+    INT_KEY("limits.create_burst", create_burst, 10, 1, 1000000),
+    INT_KEY("limits.actions_per_minute", actions_per_minute, 3000, 1, 100000000),
+    INT_KEY("limits.actions_burst", actions_burst, 200, 1, 1000000),
+    INT_KEY("limits.odds_per_minute", odds_per_minute, 60, 1, 1000000),
+    INT_KEY("limits.odds_burst", odds_burst, 20, 1, 1000000),
+    INT_KEY("limits.verify_per_minute", verify_per_minute, 30, 1, 1000000),
+    INT_KEY("limits.verify_burst", verify_burst, 10, 1, 1000000),
+    INT_KEY("limits.webhook_changes_per_minute", webhook_changes_per_minute, 10, 1, 1000000),
+    INT_KEY("limits.webhook_changes_burst", webhook_changes_burst, 5, 1, 1000000),
+    INT_KEY("limits.max_setup_bytes", max_setup_bytes, 256 * KIB, 1, 64 * MIB),
+    INT_KEY("limits.max_state_bytes", max_state_bytes, 1 * MIB, 1, 256 * MIB),
+    INT_KEY("limits.max_events_per_session", max_events_per_session, 100000, 1, 1000000000),
+    INT_KEY("limits.max_session_bytes", max_session_bytes, 64 * MIB, 1, 64 * 1024 * MIB),
+    INT_KEY("work.odds_threads", odds_threads, 2, 1, 64),
+    INT_KEY("work.odds_queue_max", odds_queue_max, 16, 1, 65536),
+    INT_KEY("work.verify_threads", verify_threads, 2, 1, 64),
+    INT_KEY("work.verify_queue_max", verify_queue_max, 16, 1, 65536),
+    INT_KEY("work.per_client", work_per_client, 2, 1, 1024),
     BOOL_KEY("log.access_log", access_log, true),
     ENUM_KEY("log.level", level, "info", level_values),
 };
@@ -475,7 +543,7 @@ static int apply(load_ctx *ctx, const config_key *k, const toml_shim_value *v, u
 static int on_entry(void *p, const char *table, const char *key, const toml_shim_value *v,
                     uint32_t line) {
     load_ctx *ctx = p;
-    char name[80], tname[80], list[64];
+    char name[80], tname[80], list[128];
 
     if (table == NULL) {
         printable(name, sizeof name, key, strlen(key));

@@ -21,6 +21,7 @@
 #include "server/store/db_transfer.h"
 #include "server/store/migrate.h"
 #include "server/store/pg_listen.h"
+#include "server/store/store_check.h"
 #include "server/store/store.h"
 #include "server/store/writer.h"
 
@@ -92,9 +93,22 @@ static void on_writer_closed(void *arg) {
     log_msg(LOG_INFO, "stopped");
 }
 
+/* Every request is answered by now, so no job is left in the pools: this joins their threads. */
+static void stop_work_pools(daemon_state *d) {
+    work_pool_stop(d->api.odds_pool);
+    work_pool_stop(d->api.verify_pool);
+}
+
+static void free_work_pools(daemon_state *d) {
+    work_pool_free(d->api.odds_pool);
+    work_pool_free(d->api.verify_pool);
+    d->api.odds_pool = d->api.verify_pool = NULL;
+}
+
 static void on_http_drained(void *arg) {
     daemon_state *d = arg;
     uv_timer_stop(&d->shutdown_timer);
+    stop_work_pools(d);
     writer_stop(d->writer, on_writer_closed, d);
 }
 
@@ -191,8 +205,14 @@ static void on_other_node(void *arg, pg_listen_what what, const char *session_id
     case PG_LISTEN_WEBHOOKS:
         webhooks_reload(d->webhooks, d->reads, session_id);
         break;
+    case PG_LISTEN_TOKENS:
+        /* Another node rotated or revoked a token of the session: its old one is refused here
+         * from now on (server/api/token_cache.h). */
+        token_cache_forget(d->tokens, session_id, NULL, NULL);
+        break;
     case PG_LISTEN_ALL:
         webhooks_reload(d->webhooks, d->reads, NULL);
+        token_cache_clear(d->tokens); /* a token change may be among what was missed */
         break;
     case PG_LISTEN_LEADER:
     case PG_LISTEN_FOLLOWER:
@@ -220,6 +240,39 @@ static int open_postgres(daemon_state *d, store_conn *w) {
     return 0;
 }
 
+/* SQLite: PRAGMA quick_check, bounded by storage.quick_check_ms, before anything reads or writes
+ * the file. A corrupt database is refused (a chain extended over a damaged page would no longer
+ * verify); a check that did not finish in time is logged and the daemon starts. -1 to refuse. */
+static int check_storage(daemon_state *d, store_conn *w, const char *name) {
+    char msg[512];
+    uint64_t t0 = uv_hrtime();
+    store_check_result r = store_quick_check(w, d->cfg.quick_check_ms, msg, sizeof msg);
+    long long ms = (long long)((uv_hrtime() - t0) / 1000000u);
+    switch (r) {
+    case STORE_CHECK_OK:
+        log_msg(LOG_INFO, "%s: quick_check ok (%lld ms)", name, ms);
+        return 0;
+    case STORE_CHECK_CORRUPT:
+        log_msg(LOG_ERROR,
+                "%s: the database is corrupt (PRAGMA quick_check: %s); refusing to start: restore "
+                "it from a backup (or export what still reads: umpired export)",
+                name, msg);
+        return -1;
+    case STORE_CHECK_UNFINISHED:
+        log_msg(LOG_WARN,
+                "%s: quick_check did not finish within storage.quick_check_ms (%lld ms); "
+                "starting unchecked",
+                name, (long long)d->cfg.quick_check_ms);
+        return 0;
+    case STORE_CHECK_FAILED:
+        log_msg(LOG_WARN, "%s: quick_check could not run (%s); starting unchecked", name, msg);
+        return 0;
+    case STORE_CHECK_SKIPPED:
+        break;
+    }
+    return 0;
+}
+
 static int open_storage(daemon_state *d) {
     char err[512], name[256];
     db_display_name(d->cfg.db, name, sizeof name);
@@ -227,6 +280,10 @@ static int open_storage(daemon_state *d) {
         store_conn_open(d->cfg.db, d->cfg.synchronous, d->cfg.busy_timeout_ms, err, sizeof err);
     if (!w) {
         log_msg(LOG_ERROR, "%s", err);
+        return -1;
+    }
+    if (check_storage(d, w, name) != 0) {
+        store_conn_close(w);
         return -1;
     }
     /* PostgreSQL: under an advisory lock, so nodes starting together migrate once. */
@@ -293,18 +350,70 @@ static int start_http(daemon_state *d) {
         .max_header_bytes = d->cfg.max_header_bytes,
         .max_body_bytes = d->cfg.max_body_bytes,
         .header_timeout_ms = d->cfg.header_timeout_ms,
+        .body_timeout_ms = d->cfg.body_timeout_ms,
+        .max_connections_per_client = d->cfg.max_connections_per_client,
         .idle_timeout_ms = d->cfg.idle_timeout_ms,
         .write_queue_max_bytes = d->cfg.write_queue_max_bytes,
         .max_pipelined = d->cfg.max_pipelined,
         .access_log = d->cfg.access_log,
+        .trusted_proxies = d->cfg.trusted_proxies,
     };
+    if (strcmp(d->cfg.session_creation, "key") == 0 && !d->cfg.operator_key[0]) {
+        log_msg(LOG_ERROR, "limits.session_creation is \"key\" but limits.operator_key is empty: "
+                           "nobody could create a session");
+        return -1;
+    }
     d->api.loop = d->loop;
+    d->api.limits = (api_limits){
+        .session_creation_key = strcmp(d->cfg.session_creation, "key") == 0,
+        .operator_key = d->cfg.operator_key,
+        .clients_max = d->cfg.clients_max,
+        .rates =
+            {
+                [API_RATE_CREATE] = {d->cfg.create_per_minute, d->cfg.create_burst},
+                [API_RATE_ACTIONS] = {d->cfg.actions_per_minute, d->cfg.actions_burst},
+                [API_RATE_ODDS] = {d->cfg.odds_per_minute, d->cfg.odds_burst},
+                [API_RATE_VERIFY] = {d->cfg.verify_per_minute, d->cfg.verify_burst},
+                [API_RATE_WEBHOOKS] = {d->cfg.webhook_changes_per_minute,
+                                       d->cfg.webhook_changes_burst},
+            },
+        .max_setup_bytes = d->cfg.max_setup_bytes,
+        .odds_threads = d->cfg.odds_threads,
+        .odds_queue_max = d->cfg.odds_queue_max,
+        .verify_threads = d->cfg.verify_threads,
+        .verify_queue_max = d->cfg.verify_queue_max,
+        .work_per_client = d->cfg.work_per_client,
+    };
+    /* Odds and verify on threads of their own, each with a bounded queue; a job whose client
+     * has gone is noticed within WORK_POOL_CHECK_MS and stops. */
+    d->api.odds_pool =
+        work_pool_new(d->loop, "odds", (int)d->cfg.odds_threads, (int)d->cfg.odds_queue_max,
+                      (int)d->cfg.work_per_client, WORK_POOL_CHECK_MS);
+    d->api.verify_pool =
+        work_pool_new(d->loop, "verify", (int)d->cfg.verify_threads, (int)d->cfg.verify_queue_max,
+                      (int)d->cfg.work_per_client, WORK_POOL_CHECK_MS);
+    if (!d->api.odds_pool || !d->api.verify_pool) {
+        log_msg(LOG_ERROR, "cannot start the odds and verify threads");
+        return -1;
+    }
     d->api.writer = d->writer;
     d->api.reads = d->reads;
     d->api.db_path = d->cfg.db;
     d->api.synchronous = d->cfg.synchronous;
     d->api.busy_timeout_ms = d->cfg.busy_timeout_ms;
     d->live = live_new(d->loop, d->reads);
+    if (d->live) {
+        /* Streams may hold a share of the connection slots; the rest stay for requests. */
+        live_limits ll = {
+            .max_streams = d->cfg.max_connections * d->cfg.stream_share_percent / 100,
+            .max_streams_per_client = d->cfg.max_streams_per_client,
+            .max_streams_per_session = d->cfg.max_streams_per_session,
+            .max_streams_per_token = d->cfg.max_streams_per_token,
+            .max_stream_lifetime_ms = d->cfg.max_stream_lifetime_ms,
+        };
+        if (ll.max_streams < 1) ll.max_streams = 1;
+        live_set_limits(d->live, &ll);
+    }
     d->api.live = d->live;
     if (api_assets_init(&d->assets, d->cfg.web_root, err, sizeof err) != 0) {
         log_msg(LOG_ERROR, "web client, scenarios or OpenAPI document: %s", err);
@@ -322,6 +431,9 @@ static int start_http(daemon_state *d) {
         .retry_base_ms = d->cfg.webhook_retry_base_ms,
         .queue_max = d->cfg.webhook_queue_max,
         .max_total = d->cfg.webhook_max_total,
+        .max_per_client = d->cfg.webhook_max_per_client,
+        .max_slots_per_host = d->cfg.webhook_max_slots_per_host,
+        .idle_expire_ms = d->cfg.webhook_idle_expire_ms,
     };
     d->webhooks = webhooks_new(d->loop, d->reads, &d->webhook_policy, &wl);
     /* Read once, before the loop runs: PostgreSQL gets a short-lived connection of its own. */
@@ -356,7 +468,8 @@ static int start_http(daemon_state *d) {
     }
     d->tokens = token_cache_new(TOKEN_CACHE_SLOTS);
     d->api.tokens = d->tokens;
-    if (!d->live || !d->tokens) {
+    d->api.rates = client_rates_new((size_t)d->cfg.clients_max, d->api.limits.rates);
+    if (!d->live || !d->tokens || !d->api.rates) {
         log_msg(LOG_ERROR, "out of memory");
         return -1;
     }
@@ -444,6 +557,12 @@ int main(int argc, char **argv) {
     }
     d.loop = uv_default_loop();
     if (open_storage(&d) != 0) return 1;
+    /* What one session may hold: before the first job (server/store/writer.h). */
+    writer_set_limits(d.writer, &(writer_limits){
+                                    .max_state_bytes = d.cfg.max_state_bytes,
+                                    .max_events_per_session = d.cfg.max_events_per_session,
+                                    .max_session_bytes = d.cfg.max_session_bytes,
+                                });
     uv_signal_init(d.loop, &d.sigint);
     uv_signal_init(d.loop, &d.sigterm);
     uv_timer_init(d.loop, &d.shutdown_timer);
@@ -457,9 +576,12 @@ int main(int argc, char **argv) {
         writer_stop(d.writer, on_writer_closed, &d);
         if (d.http) http_server_free(d.http);
         d.http = NULL;
+        stop_work_pools(&d);
         uv_run(d.loop, UV_RUN_DEFAULT);
+        free_work_pools(&d);
         live_free(d.live);
         token_cache_free(d.tokens);
+        client_rates_free(d.api.rates);
         api_assets_clear(&d.assets);
         webhooks_free(d.webhooks);
         store_conn_close(d.reader);
@@ -468,8 +590,10 @@ int main(int argc, char **argv) {
     }
     uv_run(d.loop, UV_RUN_DEFAULT);
     http_server_free(d.http);
+    free_work_pools(&d);
     live_free(d.live);
     token_cache_free(d.tokens);
+    client_rates_free(d.api.rates);
     api_assets_clear(&d.assets);
     webhooks_free(d.webhooks);
     store_conn_close(d.reader);

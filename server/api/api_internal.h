@@ -55,6 +55,7 @@ typedef struct route {
     const char *pattern; /* segments; ":" captures one */
     route_fn fn;
     gate_kind gate;
+    api_rate_kind rate; /* the client's rate it counts against (config [limits]), or NONE */
 } route;
 
 /* ---- server/api/reply.c ---- */
@@ -84,6 +85,8 @@ bool api_handling_request_set(bool handling);
 
 /* ---- server/api/gate.c ---- */
 
+/* The bearer token of Authorization, or NULL when absent or malformed. */
+const char *api_bearer_token(const http_request *req);
 /* Runs rt's handler for req behind its gate: the reads of rt->gate first. */
 void api_run_gated(api_ctx *ctx, http_request *req, const route *rt, const route_match *m);
 /* 1 to go on with role set; 0 when it has answered (404/401/503). */
@@ -128,5 +131,8 @@ void api_get_openapi(api_ctx *ctx, http_request *req, const route_match *m);
 void api_serve_static(api_ctx *ctx, http_request *req);
 /* server/api/log_routes.c */
 void api_get_log(api_ctx *ctx, http_request *req, const route_match *m);
+/* server/api/token_routes.c */
+void api_post_token_rotate(api_ctx *ctx, http_request *req, const route_match *m);
+void api_post_token_revoke(api_ctx *ctx, http_request *req, const route_match *m);
 
 #endif

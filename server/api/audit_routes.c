@@ -1,7 +1,9 @@
-/* The audit endpoints: verify a session's log, and exact odds. Both run on libuv's worker pool
- * (a long log, a large enumeration) and write nothing. */
+/* The audit endpoints: verify a session's log, and exact odds. Each runs on a bounded pool of its
+ * own (server/api/work_pool.h: a long log, a large enumeration; a verify never waits behind
+ * odds), writes nothing, and stops when its client has gone. */
 #include "server/api/api_internal.h"
 #include "server/api/odds.h"
+#include "server/api/work_pool.h"
 #include "server/audit/verify.h"
 #include "server/core/alloc_guard.h"
 #include "server/core/log.h"
@@ -11,12 +13,62 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define VERIFY_PAGE 500
+/* Events read at once by a verify: its memory is about a page of events (100 actions of 100 dice
+ * each: a few MiB of JSON values), whatever the session's length. */
+#define VERIFY_PAGE 100
+
+/* ---- the pools ---------------------------------------------------------------------------- */
+
+/* job->data is the request the job answers. */
+static bool request_abandoned(work_job *job) {
+    return http_request_abandoned(job->data);
+}
+
+static void respond_retry(http_request *req, int status, const char *code, json_t *details_take,
+                          const char *message) {
+    api_error e = {0};
+    api_error_set(&e, status, code, details_take, "%s", message);
+    size_t len;
+    char *body = api_error_body_new(&e, &len);
+    http_respond_take(req, status, JSON_TYPE, "Retry-After: 1\r\n", body, len);
+    api_error_clear(&e);
+}
+
+/* Hands job to pool for req; 0, or -1 when it has answered (503 overloaded, 429 too_busy) and
+ * nothing was taken. what: "odds requests", "verifications". */
+static int submit(work_pool *pool, work_job *job, http_request *req, int64_t per_client,
+                  const char *what) {
+    job->data = req;
+    job->abandoned = request_abandoned;
+    work_pool_rc rc = pool ? work_pool_submit(pool, job, req->client) : WORK_POOL_FULL;
+    char msg[200];
+    if (rc == WORK_POOL_TOO_BUSY) {
+        snprintf(msg, sizeof msg,
+                 "this client already has %lld %s running or waiting; retry when one has "
+                 "answered",
+                 (long long)per_client, what);
+        respond_retry(req, 429, "too_busy", json_pack("{s:I}", "limit", (json_int_t)per_client),
+                      msg);
+        return -1;
+    }
+    if (rc == WORK_POOL_FULL) {
+        snprintf(msg, sizeof msg, "too many %s are waiting; retry shortly", what);
+        respond_retry(req, 503, "overloaded", NULL, msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* The answer to a job cancelled because nobody waits for it: dropped when the client has gone;
+ * a client still there sees the daemon stopping. */
+static void respond_cancelled(http_request *req) {
+    respond_simple_error(req, 503, "shutting_down", "the daemon is stopping; retry shortly");
+}
 
 /* ---- verify ------------------------------------------------------------------------------- */
 
 typedef struct verify_work {
-    uv_work_t work;
+    work_job job; /* first: the pool's callbacks get it */
     api_ctx *ctx;
     http_request *req;
     char id[33];
@@ -25,9 +77,11 @@ typedef struct verify_work {
     json_t *report;
 } verify_work;
 
-/* Worker thread: its own read connection, one read transaction, so the log is one snapshot. */
-static void verify_run(uv_work_t *w) {
-    verify_work *vw = w->data;
+/* Worker thread: its own read connection, one read transaction, so the log is one snapshot. The
+ * log is read a page at a time and the verifier keeps no event, so memory does not grow with
+ * the session (server/audit/pending_dice.h for the dice awaiting their seed). */
+static void verify_run(work_job *job) {
+    verify_work *vw = (verify_work *)job;
     alloc_guard_reset();
     char err[256];
     store_conn *c = store_conn_open(vw->ctx->db_path, vw->ctx->synchronous,
@@ -39,6 +93,7 @@ static void verify_run(uv_work_t *w) {
         goto done;
     }
     if (vw->has_head) verifier_expect_head(v, vw->head);
+    verifier_set_cancel(v, &job->cancel);
     int64_t after = 0;
     for (;;) {
         json_t *page = store_events_page_new(c, vw->id, after, VERIFY_PAGE);
@@ -46,7 +101,12 @@ static void verify_run(uv_work_t *w) {
         size_t i, n = json_array_size(page);
         json_t *ev;
         json_array_foreach(page, i, ev) {
+            if (work_job_cancelled(job)) break;
             verifier_feed(v, ev);
+        }
+        if (work_job_cancelled(job)) {
+            json_decref(page);
+            goto done;
         }
         if (n) after = json_integer_value(json_object_get(json_array_get(page, n - 1), "seq"));
         json_decref(page);
@@ -56,7 +116,7 @@ static void verify_run(uv_work_t *w) {
     verifier_check_dice_state(v, s.next_nonce, s.entropy_digest,
                               strcmp(s.manual_by, "referee") == 0);
     /* A verdict reached on incompletely built values is no verdict: answer 503 instead. */
-    if (!alloc_guard_failed()) vw->report = verifier_report_new(v);
+    if (!alloc_guard_failed() && !verifier_cancelled(v)) vw->report = verifier_report_new(v);
 done:
     if (c) store_tx(c, STORE_TX_COMMIT);
     session_row_clear(&s);
@@ -64,9 +124,12 @@ done:
     store_conn_close(c);
 }
 
-static void verify_done(uv_work_t *w, int status) {
-    verify_work *vw = w->data;
-    if (status == 0 && vw->report)
+static void verify_done(work_job *job, bool cancelled) {
+    verify_work *vw = (verify_work *)job;
+    if (cancelled) { /* (flagged perhaps after it finished) */
+        json_decref(vw->report);
+        respond_cancelled(vw->req);
+    } else if (vw->report)
         respond_json(vw->req, 200, vw->report, NULL);
     else
         respond_simple_error(vw->req, 503, "storage_unavailable", "the log could not be read");
@@ -113,17 +176,16 @@ void api_get_verify(api_ctx *ctx, http_request *req, const route_match *m) {
     vw->ctx = ctx;
     vw->req = req;
     snprintf(vw->id, sizeof vw->id, "%s", m->params[0]);
-    vw->work.data = vw;
-    if (uv_queue_work(ctx->loop, &vw->work, verify_run, verify_done) != 0) {
+    vw->job.run = verify_run;
+    vw->job.done = verify_done;
+    if (submit(ctx->verify_pool, &vw->job, req, ctx->limits.work_per_client, "verifications") != 0)
         free(vw);
-        respond_simple_error(req, 503, "overloaded", "the verifier could not be started");
-    }
 }
 
 /* ---- odds --------------------------------------------------------------------------------- */
 
 typedef struct odds_work {
-    uv_work_t work;
+    work_job job; /* first: the pool's callbacks get it */
     http_request *req;
     const rules_action *action;
     void *decoded;
@@ -142,11 +204,12 @@ static void odds_work_free(odds_work *ow) {
     free(ow);
 }
 
-static void odds_run(uv_work_t *w) {
-    odds_work *ow = w->data;
+static void odds_run(work_job *job) {
+    odds_work *ow = (odds_work *)job;
     alloc_guard_reset();
     rules_ctx ctx = {ow->state, ow->options, ow->actor, ow->unit, NULL};
-    ow->answer = odds_enumerate_new(ow->action, ow->decoded, &ctx, ODDS_MAX_COMBINATIONS, &ow->err);
+    ow->answer = odds_enumerate_cancellable_new(ow->action, ow->decoded, &ctx,
+                                                ODDS_MAX_COMBINATIONS, &job->cancel, &ow->err);
     if (alloc_guard_failed()) { /* an incomplete distribution is a wrong one */
         json_decref(ow->answer);
         ow->answer = NULL;
@@ -154,9 +217,12 @@ static void odds_run(uv_work_t *w) {
     }
 }
 
-static void odds_done(uv_work_t *w, int status) {
-    odds_work *ow = w->data;
-    if (status == 0 && ow->answer)
+static void odds_done(work_job *job, bool cancelled) {
+    odds_work *ow = (odds_work *)job;
+    if (cancelled) { /* (flagged perhaps after it finished) */
+        json_decref(ow->answer);
+        respond_cancelled(ow->req);
+    } else if (ow->answer)
         respond_json(ow->req, 200, ow->answer, NULL);
     else if (ow->err.status)
         respond_error(ow->req, &ow->err);
@@ -185,11 +251,10 @@ static int decode_odds_action(const ruleset *rs, const json_t *body, odds_work *
 
 static void queue_odds(api_ctx *ctx, http_request *req, odds_work *ow) {
     ow->req = req;
-    ow->work.data = ow;
-    if (uv_queue_work(ctx->loop, &ow->work, odds_run, odds_done) != 0) {
+    ow->job.run = odds_run;
+    ow->job.done = odds_done;
+    if (submit(ctx->odds_pool, &ow->job, req, ctx->limits.work_per_client, "odds requests") != 0)
         odds_work_free(ow);
-        respond_simple_error(req, 503, "overloaded", "the odds could not be computed");
-    }
 }
 
 /* POST /v1/rulesets/{rs}/odds: everything inline; "options" and "setup" may ride along for the

@@ -16,8 +16,7 @@
 
 #define TOKEN_MAX 128
 
-/* The bearer token, or NULL when absent or malformed. */
-static const char *bearer_token(const http_request *req) {
+const char *api_bearer_token(const http_request *req) {
     const char *h = http_request_header(req, "authorization");
     if (!h || strncasecmp(h, "Bearer ", 7) != 0) return NULL;
     h += 7;
@@ -38,7 +37,7 @@ int authorize(api_ctx *ctx, http_request *req, const char *id, bool public_ok, c
         respond_no_session(req);
         return 0;
     }
-    const char *token = bearer_token(req);
+    const char *token = api_bearer_token(req);
     role[0] = '\0';
     const session_view *v = ctx->view;
     if (!v || !v->token_checked || strcmp(v->id, id) != 0) {
@@ -177,7 +176,7 @@ static void view_from_token_cache(api_ctx *ctx, const char *token, session_view 
 /* Runs fn for req behind its gate (see above). */
 void api_run_gated(api_ctx *ctx, http_request *req, const route *rt, const route_match *m) {
     const char *id = m->params[0];
-    const char *token = bearer_token(req);
+    const char *token = api_bearer_token(req);
     if (!session_id_valid(id)) { /* nothing to read: the handler answers 404 */
         rt->fn(ctx, req, m);
         return;

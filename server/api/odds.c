@@ -213,8 +213,20 @@ static void refuse_too_large(api_error *err, long limit, long allowed, long work
                       "this action has more than %ld dice combinations to enumerate", allowed);
 }
 
+static bool cancelled(const atomic_bool *cancel, api_error *err) {
+    if (!cancel || !atomic_load_explicit(cancel, memory_order_relaxed)) return false;
+    api_error_set(err, 503, "cancelled", NULL, "the odds were cancelled: the client has gone");
+    return true;
+}
+
 json_t *odds_enumerate_new(const rules_action *a, const void *decoded, const rules_ctx *ctx,
                            long max_combinations, api_error *err) {
+    return odds_enumerate_cancellable_new(a, decoded, ctx, max_combinations, NULL, err);
+}
+
+json_t *odds_enumerate_cancellable_new(const rules_action *a, const void *decoded,
+                                       const rules_ctx *ctx, long max_combinations,
+                                       const atomic_bool *cancel, api_error *err) {
     /* Probes: every die at 1 (the enumeration's first combination: its refusal is the action's),
      * every die at its highest, then fixed pseudo-random dice. */
     path_shape shapes[2 + ODDS_PROBES_RANDOM];
@@ -263,6 +275,10 @@ json_t *odds_enumerate_new(const rules_action *a, const void *decoded, const rul
     rules_ctx run_ctx = *ctx;
     run_ctx.dice = ds;
     while (ok) {
+        if (cancelled(cancel, err)) {
+            ok = false;
+            break;
+        }
         if (++runs > limit) {
             /* more combinations than the probes showed: refuse after limit runs, naming the
              * widest resolution seen */

@@ -16,6 +16,8 @@
 #include "protocol/api_error.h"
 #include "rules/ruleset.h"
 
+#include <stdatomic.h>
+
 #define ODDS_MAX_COMBINATIONS 1000000
 /* Work units per allowed combination: a run's work is 1 + the JSON values its result, new
  * state and extra events hold (a generic 2d1000: 21, and a generic roll keeps max_combinations
@@ -33,5 +35,10 @@
  * "work_per_combination" when the work bound lowered the limit for this action. */
 json_t *odds_enumerate_new(const rules_action *a, const void *decoded, const rules_ctx *ctx,
                            long max_combinations, api_error *err);
+/* As odds_enumerate_new, stopping between two resolutions once *cancel is true (the client has
+ * gone: server/api/work_pool.h): NULL with 503 cancelled in err. cancel may be NULL. */
+json_t *odds_enumerate_cancellable_new(const rules_action *a, const void *decoded,
+                                       const rules_ctx *ctx, long max_combinations,
+                                       const atomic_bool *cancel, api_error *err);
 
 #endif

@@ -23,15 +23,28 @@
  * number (Makefile's VERSION), with nothing to escape. */
 static const char health_body[] = "{\"status\":\"ok\",\"version\":\"" UMPIRE_VERSION "\"}";
 
+/* When the store refuses writes (server/store/writer.h: an atomic the writer keeps, no database
+ * round trip here), constants too, indexed by store_fault: 503 with what is wrong. */
+#define DEGRADED(what)                                                                             \
+    "{\"status\":\"degraded\",\"storage\":\"" what "\",\"version\":\"" UMPIRE_VERSION "\"}"
+static const char *const degraded_body[] = {
+    [STORE_FAULT_READ_ONLY] = DEGRADED("read_only"),
+    [STORE_FAULT_FULL] = DEGRADED("full"),
+    [STORE_FAULT_FAILING] = DEGRADED("failing"),
+};
+
 static void get_health(api_ctx *ctx, http_request *req, const route_match *m) {
-    (void)ctx, (void)m;
-    char *body = malloc(sizeof health_body - 1);
+    (void)m;
+    store_fault f = ctx->writer ? writer_storage(ctx->writer) : STORE_FAULT_NONE;
+    const char *text = f == STORE_FAULT_NONE ? health_body : degraded_body[f];
+    size_t len = strlen(text);
+    char *body = malloc(len);
     if (!body) {
         respond_json(req, 500, NULL, NULL); /* the out-of-memory answer */
         return;
     }
-    memcpy(body, health_body, sizeof health_body - 1);
-    http_respond_take(req, 200, JSON_TYPE, NULL, body, sizeof health_body - 1);
+    memcpy(body, text, len);
+    http_respond_take(req, f == STORE_FAULT_NONE ? 200 : 503, JSON_TYPE, NULL, body, len);
 }
 
 static void get_rulesets(api_ctx *ctx, http_request *req, const route_match *m) {
@@ -56,24 +69,26 @@ static void get_ruleset(api_ctx *ctx, http_request *req, const route_match *m) {
 /* ---- the route table ---------------------------------------------------------------------- */
 
 static const route routes[] = {
-    {"GET", "/v1/health", get_health, GATE_NONE},
-    {"GET", "/v1/rulesets", get_rulesets, GATE_NONE},
-    {"GET", "/v1/rulesets/:", get_ruleset, GATE_NONE},
-    {"POST", "/v1/sessions", api_post_sessions, GATE_NONE},
-    {"GET", "/v1/sessions/:", api_get_session, GATE_SESSION},
-    {"POST", "/v1/sessions/:/actions", api_post_action, GATE_AUTH},
-    {"GET", "/v1/sessions/:/events", api_get_events, GATE_EVENTS},
-    {"POST", "/v1/sessions/:/reveal", api_post_reveal, GATE_AUTH},
-    {"POST", "/v1/sessions/:/entropy", api_post_entropy, GATE_AUTH},
-    {"GET", "/v1/sessions/:/verify", api_get_verify, GATE_SESSION},
-    {"GET", "/v1/sessions/:/log", api_get_log, GATE_SESSION},
-    {"POST", "/v1/rulesets/:/odds", api_post_ruleset_odds, GATE_NONE},
-    {"POST", "/v1/sessions/:/odds", api_post_session_odds, GATE_SESSION},
-    {"PUT", "/v1/sessions/:/webhooks", api_put_webhooks, GATE_AUTH},
-    {"GET", "/v1/sessions/:/webhooks", api_get_webhooks, GATE_AUTH},
-    {"GET", "/v1/openapi.json", api_get_openapi, GATE_NONE},
-    {"GET", "/v1/scenarios", api_get_scenarios, GATE_NONE},
-    {"GET", "/v1/scenarios/:", api_get_scenario, GATE_NONE},
+    {"GET", "/v1/health", get_health, GATE_NONE, API_RATE_NONE},
+    {"GET", "/v1/rulesets", get_rulesets, GATE_NONE, API_RATE_NONE},
+    {"GET", "/v1/rulesets/:", get_ruleset, GATE_NONE, API_RATE_NONE},
+    {"POST", "/v1/sessions", api_post_sessions, GATE_NONE, API_RATE_CREATE},
+    {"GET", "/v1/sessions/:", api_get_session, GATE_SESSION, API_RATE_NONE},
+    {"POST", "/v1/sessions/:/actions", api_post_action, GATE_AUTH, API_RATE_ACTIONS},
+    {"GET", "/v1/sessions/:/events", api_get_events, GATE_EVENTS, API_RATE_NONE},
+    {"POST", "/v1/sessions/:/reveal", api_post_reveal, GATE_AUTH, API_RATE_ACTIONS},
+    {"POST", "/v1/sessions/:/entropy", api_post_entropy, GATE_AUTH, API_RATE_ACTIONS},
+    {"GET", "/v1/sessions/:/verify", api_get_verify, GATE_SESSION, API_RATE_VERIFY},
+    {"GET", "/v1/sessions/:/log", api_get_log, GATE_SESSION, API_RATE_NONE},
+    {"POST", "/v1/rulesets/:/odds", api_post_ruleset_odds, GATE_NONE, API_RATE_ODDS},
+    {"POST", "/v1/sessions/:/odds", api_post_session_odds, GATE_SESSION, API_RATE_ODDS},
+    {"PUT", "/v1/sessions/:/webhooks", api_put_webhooks, GATE_AUTH, API_RATE_WEBHOOKS},
+    {"GET", "/v1/sessions/:/webhooks", api_get_webhooks, GATE_AUTH, API_RATE_NONE},
+    {"POST", "/v1/sessions/:/tokens/rotate", api_post_token_rotate, GATE_AUTH, API_RATE_ACTIONS},
+    {"POST", "/v1/sessions/:/tokens/revoke", api_post_token_revoke, GATE_AUTH, API_RATE_ACTIONS},
+    {"GET", "/v1/openapi.json", api_get_openapi, GATE_NONE, API_RATE_NONE},
+    {"GET", "/v1/scenarios", api_get_scenarios, GATE_NONE, API_RATE_NONE},
+    {"GET", "/v1/scenarios/:", api_get_scenario, GATE_NONE, API_RATE_NONE},
 };
 
 #define NROUTES (sizeof routes / sizeof routes[0])
@@ -104,6 +119,29 @@ static bool match_path(const char *pattern, const char *path, route_match *m) {
     return *pattern == '\0' && *path == '\0';
 }
 
+/* True when the client is over its rate for this kind of request: answered 429 with
+ * Retry-After, nothing read or written (config [limits]). */
+static bool rate_limited(api_ctx *ctx, http_request *req, api_rate_kind kind) {
+    if (kind == API_RATE_NONE || !ctx->rates) return false;
+    int64_t wait = client_rates_take(ctx->rates, req->client, kind, uv_now(ctx->loop));
+    if (wait == 0) return false;
+    const api_rate *r = &ctx->limits.rates[kind];
+    char headers[64];
+    snprintf(headers, sizeof headers, "Retry-After: %lld\r\n", (long long)wait);
+    api_error e = {0};
+    api_error_set(&e, 429, "rate_limited",
+                  json_pack("{s:I, s:I, s:I}", "per_minute", (json_int_t)r->per_minute, "burst",
+                            (json_int_t)r->burst, "retry_after", (json_int_t)wait),
+                  "too many requests of this kind from your address (%lld a minute, %lld at "
+                  "once); retry in %lld s",
+                  (long long)r->per_minute, (long long)r->burst, (long long)wait);
+    size_t len;
+    char *body = api_error_body_new(&e, &len);
+    api_error_clear(&e);
+    http_respond_take(req, 429, JSON_TYPE, headers, body, len);
+    return true;
+}
+
 void api_handle(http_request *req, void *user) {
     api_ctx *ctx = user;
     alloc_guard_reset();
@@ -116,6 +154,7 @@ void api_handle(http_request *req, void *user) {
     for (size_t i = 0; i < NROUTES; i++) {
         if (!match_path(routes[i].pattern, req->path, &m)) continue;
         if (strcmp(routes[i].method, req->method) == 0) {
+            if (rate_limited(ctx, req, routes[i].rate)) return;
             api_handling_request_set(true);
             if (routes[i].gate == GATE_NONE)
                 routes[i].fn(ctx, req, &m);

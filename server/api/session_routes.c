@@ -11,10 +11,45 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* limits.session_creation = "key": only the operator's key creates sessions. 1 to go on, 0 when
+ * it has answered 401. */
+static int creation_allowed(api_ctx *ctx, http_request *req) {
+    if (!ctx->limits.session_creation_key) return 1;
+    const char *token = api_bearer_token(req), *key = ctx->limits.operator_key;
+    size_t n = token ? strlen(token) : 0;
+    if (token && key && key[0] && n == strlen(key) && crypto_ct_equal(token, key, n)) return 1;
+    respond_simple_error(req, 401, "operator_key_required",
+                         "this server creates sessions for its operator only: send "
+                         "Authorization: Bearer <operator key>");
+    return 0;
+}
+
+/* 1 when the body's setup fits limits.max_setup_bytes (as compact JSON); 0 when it has answered
+ * 413 setup_too_large. */
+static int setup_fits(api_ctx *ctx, http_request *req, const json_t *body) {
+    const json_t *setup = json_object_get(body, "setup");
+    size_t size = setup ? json_dumpb(setup, NULL, 0, JSON_COMPACT) : 0;
+    int64_t max = ctx->limits.max_setup_bytes;
+    if (max <= 0 || size <= (size_t)max) return 1;
+    api_error e = {0};
+    api_error_set(&e, 413, "setup_too_large",
+                  json_pack("{s:s, s:I, s:I}", "field", "setup", "limit", (json_int_t)max, "size",
+                            (json_int_t)size),
+                  "the setup is %zu bytes of JSON; this server takes at most %lld", size,
+                  (long long)max);
+    respond_error(req, &e);
+    return 0;
+}
+
 void api_post_sessions(api_ctx *ctx, http_request *req, const route_match *m) {
     (void)m;
+    if (!creation_allowed(ctx, req)) return;
     json_t *body = json_body_new(req);
     if (!body) return;
+    if (!setup_fits(ctx, req, body)) {
+        json_decref(body);
+        return;
+    }
     write_job *job = write_job_new(WRITE_CREATE_SESSION);
     api_error e = {0};
     int rc = job ? create_request_decode(body, &job->create, &e) : -1;
@@ -100,7 +135,8 @@ void api_get_events(api_ctx *ctx, http_request *req, const route_match *m) {
         return;
     }
     session_row s;
-    if (!load_readable_session(ctx, req, id, &s)) return;
+    char role[48];
+    if (!load_readable_session_role(ctx, req, id, &s, role, sizeof role)) return;
     if (api_wants_event_stream(req)) {
         /* Last-Event-ID (a reconnecting EventSource) wins over ?after=. */
         const char *last = http_request_header(req, "last-event-id");
@@ -110,7 +146,7 @@ void api_get_events(api_ctx *ctx, http_request *req, const route_match *m) {
             if (*end == '\0' && v >= 0) after = v;
         }
         session_row_clear(&s);
-        live_subscribe(ctx->live, req, id, after);
+        live_subscribe(ctx->live, req, id, role, after);
         return;
     }
     json_t *events = api_events_page_take(ctx, id, after, limit);

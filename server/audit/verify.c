@@ -5,6 +5,7 @@
 #include "rules/dice_source.h"
 #include "rules/ruleset.h"
 #include "server/audit/chain.h"
+#include "server/audit/pending_dice.h"
 #include "server/core/crypto.h"
 #include "server/dice/dice_fair.h"
 #include "server/dice/entropy.h"
@@ -13,14 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* A die rolled under a server seed not yet revealed: checked when the seed is. */
-typedef struct pending_die {
-    int64_t seq;
-    uint64_t nonce;
-    int sides, value;
-    char entropy[65]; /* the players' entropy in force when it was rolled ("" for none) */
-} pending_die;
 
 typedef enum { MODE_UNKNOWN, MODE_SERVER, MODE_SEEDED, MODE_MANUAL } dice_mode_v;
 
@@ -49,8 +42,9 @@ struct verifier {
      * nonce when each role last contributed ({role: n}) */
     json_t *in_force, *contributed_at;
     char entropy[65];
-    pending_die *pending;
-    size_t npending, cap_pending;
+    /* dice rolled under a server seed not yet revealed: checked when the seed is */
+    pending_dice *pending;
+    const atomic_bool *cancel; /* verifier_set_cancel */
     /* events an action produced beyond its own, still to be matched */
     json_t *expected_extra;
     size_t extra_index;
@@ -62,6 +56,11 @@ verifier *verifier_new(void) {
     memcpy(v->head, CHAIN_ZERO_HASH, 65);
     memcpy(v->verified_head, CHAIN_ZERO_HASH, 65);
     v->next_nonce = 1;
+    v->pending = pending_dice_new();
+    if (!v->pending) {
+        free(v);
+        return NULL;
+    }
     return v;
 }
 
@@ -73,7 +72,7 @@ void verifier_free(verifier *v) {
     json_decref(v->in_force);
     json_decref(v->contributed_at);
     json_decref(v->expected_extra);
-    free(v->pending);
+    pending_dice_free(v->pending);
     free(v);
 }
 
@@ -184,18 +183,16 @@ static int fair_die(const verifier *v, const uint8_t seed[32], uint64_t nonce, i
     return (int)dice_fair_roll_mixed(seed, v->session_id, nonce, entropy, (uint32_t)sides);
 }
 
-static int add_pending(verifier *v, int64_t seq, uint64_t nonce, int sides, int value) {
-    if (v->npending == v->cap_pending) {
-        size_t cap = v->cap_pending ? v->cap_pending * 2 : 64;
-        pending_die *p = realloc(v->pending, cap * sizeof *p);
-        if (!p) return -1;
-        v->pending = p;
-        v->cap_pending = cap;
-    }
-    pending_die *d = &v->pending[v->npending++];
-    *d = (pending_die){seq, nonce, sides, value, ""};
-    memcpy(d->entropy, v->entropy, sizeof d->entropy);
-    return 0;
+static bool cancelled(const verifier *v) {
+    return v->cancel && atomic_load_explicit(v->cancel, memory_order_relaxed);
+}
+
+void verifier_set_cancel(verifier *v, const atomic_bool *cancel) {
+    v->cancel = cancel;
+}
+
+bool verifier_cancelled(const verifier *v) {
+    return cancelled(v);
 }
 
 /* The dice a re-run just rolled: checked now (seed known) or when their seed is revealed. */
@@ -211,10 +208,35 @@ static void check_dice(verifier *v, int64_t seq, const dice_source *ds) {
                 fail(v, seq, "die with nonce %llu shows %d, but the seed gives %d",
                      (unsigned long long)nonce, value, want);
             v->dice_checked++;
-        } else if (add_pending(v, seq, nonce, sides, value) != 0) {
-            fail(v, seq, "out of memory");
+        } else if (pending_dice_add(v->pending, seq, nonce, sides, value, v->entropy) != 0) {
+            fail(v, seq, "the dice awaiting their seed could not be kept (out of memory or disk)");
         }
     }
+}
+
+/* Each die held since the last reveal against the revealed seed (pending_dice_drain). */
+typedef struct reveal_check {
+    verifier *v;
+    const uint8_t *seed;
+} reveal_check;
+
+static int check_pending_die(void *arg, int64_t seq, uint64_t nonce, int sides, int value,
+                             const char *entropy) {
+    reveal_check *ck = arg;
+    verifier *v = ck->v;
+    /* a long list is minutes of HMAC: stop when nobody waits for the verdict */
+    if ((v->dice_checked & 1023) == 0 && cancelled(v)) {
+        fail(v, seq, "the verification was cancelled");
+        return 1;
+    }
+    int want = fair_die(v, ck->seed, nonce, sides, entropy);
+    if (want != value) {
+        fail(v, seq, "die with nonce %llu shows %d, but the revealed seed gives %d",
+             (unsigned long long)nonce, value, want);
+        return 1;
+    }
+    v->dice_checked++;
+    return 0;
 }
 
 static void reveal(verifier *v, int64_t seq, const json_t *data) {
@@ -248,17 +270,10 @@ static void reveal(verifier *v, int64_t seq, const json_t *data) {
              (long long)json_integer_value(last), (unsigned long long)(v->next_nonce - 1));
         return;
     }
-    for (size_t i = 0; i < v->npending; i++) {
-        const pending_die *d = &v->pending[i];
-        int want = fair_die(v, seed, d->nonce, d->sides, d->entropy);
-        if (want != d->value) {
-            fail(v, d->seq, "die with nonce %llu shows %d, but the revealed seed gives %d",
-                 (unsigned long long)d->nonce, d->value, want);
-            return;
-        }
-        v->dice_checked++;
-    }
-    v->npending = 0;
+    reveal_check ck = {v, seed};
+    int rc = pending_dice_drain(v->pending, check_pending_die, &ck);
+    if (rc < 0) fail(v, seq, "the dice awaiting their seed could not be read back");
+    if (rc) return;
     memcpy(v->commitment, next, 65);
     /* The fresh seed was drawn after the contributions were known: they end here. */
     json_decref(v->in_force);
@@ -280,6 +295,19 @@ static bool actor_known(const verifier *v, const char *actor) {
             return true;
     }
     return false;
+}
+
+/* token_rotated / token_revoked {role}: the referee changed a role's token (never in the log);
+ * dice and state are untouched. A side's token only is revoked. */
+static void token_changed(verifier *v, int64_t seq, const char *type, const char *actor,
+                          const json_t *data) {
+    const char *role = str(data, "role");
+    if (strcmp(actor, "referee") != 0)
+        fail(v, seq, "%s by '%s', not the referee", type, actor);
+    else if (!role || json_object_size(data) != 1 || !actor_known(v, role))
+        fail(v, seq, "%s names no role of the session", type);
+    else if (strcmp(type, "token_revoked") == 0 && strcmp(role, "referee") == 0)
+        fail(v, seq, "the referee's token is revoked");
 }
 
 /* entropy_contributed {role, seed, in_force, digest}: the actor's own contribution, added to
@@ -555,6 +583,8 @@ void verifier_feed(verifier *v, const json_t *event) {
             reveal(v, seq, data);
     } else if (strcmp(type, "entropy_contributed") == 0) {
         contribute(v, seq, actor, data);
+    } else if (strcmp(type, "token_rotated") == 0 || strcmp(type, "token_revoked") == 0) {
+        token_changed(v, seq, type, actor, data);
     } else if (strcmp(type, "session_created") == 0) {
         fail(v, seq, "a second session_created");
     } else {
@@ -609,19 +639,19 @@ json_t *verifier_report_new(const verifier *v) {
                               json_string("No head was given: a log cut short or rewritten after "
                                           "you last saw it would still verify. Pass the head "
                                           "from your last answer."));
-    if (v->npending) {
+    size_t npending = pending_dice_count(v->pending);
+    if (npending) {
         snprintf(line, sizeof line,
                  "%zu %s rolled under a seed not yet revealed; %s can be checked after the next "
                  "reveal.",
-                 v->npending, v->npending == 1 ? "die was" : "dice were",
-                 v->npending == 1 ? "it" : "they");
+                 npending, npending == 1 ? "die was" : "dice were", npending == 1 ? "it" : "they");
         json_array_append_new(notes, json_string(line));
     }
     return json_pack("{s:b, s:I, s:s, s:o, s:o, s:I, s:I, s:I, s:b, s:o}", "ok", !v->failed,
                      "events", (json_int_t)v->events, "head", v->verified_head, "first_bad_seq",
                      v->failed ? json_integer(v->first_bad_seq) : json_null(), "reason",
                      v->failed ? json_string(v->reason) : json_null(), "dice_checked",
-                     (json_int_t)v->dice_checked, "dice_unchecked", (json_int_t)v->npending,
+                     (json_int_t)v->dice_checked, "dice_unchecked", (json_int_t)npending,
                      "actions_readjudicated", (json_int_t)v->actions, "head_checked",
                      v->expect_head && v->head_seen, "notes", notes);
 }

@@ -15,6 +15,7 @@
 #define UMPIRE_VERIFY_H
 
 #include <jansson.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -25,6 +26,11 @@ void verifier_free(verifier *v);
 /* The head hash the client holds (from an earlier answer): the log must contain it. Call before
  * feeding. */
 void verifier_expect_head(verifier *v, const char *head_hex);
+/* Once *cancel is true (nobody waits for the verdict: server/api/work_pool.h), the verifier stops
+ * where it is, even inside a long reveal, and fails with "cancelled" (verifier_cancelled).
+ * cancel may be NULL; it must outlive v. */
+void verifier_set_cancel(verifier *v, const atomic_bool *cancel);
+bool verifier_cancelled(const verifier *v);
 /* Feeds the next event of the log, as stored ({seq, ts, actor, type, data, prev, hash}). */
 void verifier_feed(verifier *v, const json_t *event);
 /* Marks an unreadable entry at this point of the log (e.g. a line that is not JSON). */

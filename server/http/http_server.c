@@ -21,7 +21,9 @@
 
 #include "protocol/decimal.h"
 #include "server/core/log.h"
+#include "server/http/client_addr.h"
 #include "server/http/http_framing.h"
+#include "server/http/peer_counts.h"
 
 #include <llhttp.h>
 
@@ -100,10 +102,11 @@ struct req_impl {
     http_stream_callbacks cbs;
     void *cb_arg;
     out_block *out_head, *out_tail;
-    size_t out_bytes;          /* bytes in out_head.. */
-    size_t st_body_bytes;      /* body bytes streamed, for the access log */
-    char remote[64];           /* for the access log of a stream that outlives its connection */
-    req_impl *n_prev, *n_next; /* the server's list of on_close calls to make */
+    size_t out_bytes;             /* bytes in out_head.. */
+    size_t st_body_bytes;         /* body bytes streamed, for the access log */
+    char remote[64];              /* for the access log of a stream that outlives its connection */
+    char client[CLIENT_ADDR_MAX]; /* pub.client */
+    req_impl *n_prev, *n_next;    /* the server's list of on_close calls to make */
     int n_queued;
 };
 
@@ -126,6 +129,8 @@ struct http_conn {
     http_conn *prev, *next;
     llhttp_t parser;
     char remote[64];
+    char peer_ip[CLIENT_ADDR_MAX];
+    unsigned counted : 1; /* peer_ip is counted in srv->peers */
 
     char *rbuf; /* READ_BUF_SIZE bytes; [rpos, rlen) not parsed yet */
     size_t rpos, rlen;
@@ -153,6 +158,7 @@ struct http_conn {
 
     int head_started; /* a request head is under way (or the connection is fresh) */
     uint64_t head_start_ns;
+    uint64_t body_start_ns; /* the end of the headers of a request with a body */
     uint64_t last_read_ns;
     uint64_t idle_since_ns;
     uint64_t write_progress_ns;
@@ -174,6 +180,8 @@ struct http_conn {
 struct http_server {
     uv_loop_t *loop;
     http_server_limits lim;
+    client_proxies proxies; /* lim.trusted_proxies, parsed */
+    peer_counts *peers;     /* open connections per peer address (not trusted proxies') */
     http_handler_fn handler;
     void *user;
     llhttp_settings_t settings;
@@ -202,6 +210,9 @@ struct http_server {
     size_t date_len;
     char reject_resp[320];
     size_t reject_len;
+    char reject_peer_resp[384];
+    size_t reject_peer_len;
+    uint64_t last_peer_warn_ns;
 };
 
 static void conn_pump(http_conn *c);
@@ -587,6 +598,9 @@ static int req_finish_head(req_impl *r) {
     r->pub.headers = r->headers;
     r->pub.nheaders = r->nhdr;
     r->pub.body = "";
+    client_addr_resolve(&r->srv->proxies, r->conn ? r->conn->peer_ip : "?",
+                        http_request_header(&r->pub, "x-forwarded-for"), r->client);
+    r->pub.client = r->client;
     return 0;
 }
 
@@ -1055,6 +1069,7 @@ static void on_conn_handle_closed(uv_handle_t *h) {
     http_conn *c = h->data;
     if (--c->open_handles > 0) return;
     http_server *s = c->srv;
+    if (c->counted) peer_counts_remove(s->peers, c->peer_ip);
     free(c->rbuf);
     free(c);
     s->nconns--;
@@ -1164,8 +1179,11 @@ static uint64_t conn_deadline(const http_conn *c, deadline_kind *kind) {
     }
     if (!c->no_more && c->phase == PH_HEAD && c->head_started)
         pick(&best, kind, c->head_start_ns + ms_to_ns(lim->header_timeout_ms), DL_HEADER);
-    if (!c->no_more && c->phase == PH_BODY)
+    if (!c->no_more && c->phase == PH_BODY) {
         pick(&best, kind, c->last_read_ns + ms_to_ns(lim->idle_timeout_ms), DL_BODY);
+        /* Whatever trickles: a byte every few seconds keeps the idle deadline away, not this. */
+        pick(&best, kind, c->body_start_ns + ms_to_ns(lim->body_timeout_ms), DL_BODY);
+    }
     if (c->writes_pending) {
         /* A stream is exempt while it is within its bound (a silent SSE stream, or a reader
          * that is merely slow); over it, without progress for idle_timeout_ms, it is dead. */
@@ -1529,6 +1547,7 @@ static int head_done(http_conn *c) {
     const llhttp_t *p = &c->parser;
     const http_server_limits *lim = &c->srv->lim;
     c->phase = PH_BODY;
+    c->body_start_ns = c->parse_now_ns;
     c->exec_pending = 1;
     c->last_read_ns = c->parse_now_ns;
     r->pub.method = llhttp_method_name((llhttp_method_t)p->method);
@@ -1669,6 +1688,15 @@ static void conn_pump(http_conn *c) {
 
 /* ---- accepting --------------------------------------------------------------------------- */
 
+/* The peer's address alone, as text (what per-client counts go by). */
+static void format_peer_ip(const struct sockaddr_storage *ss, char out[CLIENT_ADDR_MAX]) {
+    snprintf(out, CLIENT_ADDR_MAX, "?");
+    if (ss->ss_family == AF_INET)
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)ss)->sin_addr, out, CLIENT_ADDR_MAX);
+    else if (ss->ss_family == AF_INET6)
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)ss)->sin6_addr, out, CLIENT_ADDR_MAX);
+}
+
 static void format_remote(const struct sockaddr_storage *ss, char *out, size_t n) {
     char ip[INET6_ADDRSTRLEN] = "?";
     if (ss->ss_family == AF_INET) {
@@ -1706,6 +1734,9 @@ static void conn_open(http_server *s, int fd, const struct sockaddr_storage *pee
     llhttp_init(&c->parser, HTTP_REQUEST, &s->settings);
     c->parser.data = c;
     format_remote(peer, c->remote, sizeof c->remote);
+    format_peer_ip(peer, c->peer_ip);
+    if (!client_proxies_match(&s->proxies, c->peer_ip))
+        c->counted = peer_counts_add(s->peers, c->peer_ip) == 0;
     uint64_t now = log_monotonic_ns();
     c->head_started = 1; /* the header deadline runs from accept */
     c->head_start_ns = c->idle_since_ns = c->last_read_ns = now;
@@ -1726,6 +1757,25 @@ static void reject_over_limit(http_server *s, int fd) {
     if (warn_due(&s->last_full_warn_ns))
         log_msg(LOG_WARN, "http: at max_connections (%lld); refusing new connections",
                 (long long)s->lim.max_connections);
+}
+
+/* A peer holding max_connections_per_client already: a short 429 straight to the socket. */
+static void reject_peer(http_server *s, int fd, const char *ip) {
+    ssize_t n = send(fd, s->reject_peer_resp, s->reject_peer_len, MSG_DONTWAIT | MSG_NOSIGNAL);
+    (void)n;
+    close(fd);
+    if (warn_due(&s->last_peer_warn_ns))
+        log_msg(LOG_WARN,
+                "http: %s holds %lld connections (max_connections_per_client); "
+                "refusing more from it",
+                ip, (long long)s->lim.max_connections_per_client);
+}
+
+/* True when a connection from peer would pass its address's bound. */
+static int peer_over_limit(http_server *s, const struct sockaddr_storage *peer, char *ip) {
+    format_peer_ip(peer, ip);
+    if (client_proxies_match(&s->proxies, ip)) return 0;
+    return peer_counts_get(s->peers, ip) >= (size_t)s->lim.max_connections_per_client;
 }
 
 static void on_listen_readable(uv_poll_t *h, int status, int events);
@@ -1783,8 +1833,11 @@ static void on_listen_readable(uv_poll_t *h, int status, int events) {
             if (accept_failed(s, errno)) continue;
             return;
         }
+        char ip[CLIENT_ADDR_MAX];
         if (s->nconns >= (size_t)s->lim.max_connections)
             reject_over_limit(s, fd);
+        else if (peer_over_limit(s, &peer, ip))
+            reject_peer(s, fd, ip);
         else
             conn_open(s, fd, &peer);
     }
@@ -1846,6 +1899,14 @@ const char *http_request_header(const http_request *req, const char *lowercase_n
     return NULL;
 }
 
+int http_request_abandoned(const http_request *req) {
+    const req_impl *r = (const req_impl *)req;
+    /* A client that closed its side while waiting (EOF) is taken as gone, as nginx takes it
+     * (499): its answers are still written should it only have half-closed, but long work for
+     * it may stop (server/api/work_pool.c). */
+    return r->conn == NULL || r->conn->eof || r->srv->shutting_down;
+}
+
 static void limits_init(http_server_limits *dst, const http_server_limits *src) {
     http_server_limits zero = {0};
     if (!src) src = &zero;
@@ -1853,6 +1914,8 @@ static void limits_init(http_server_limits *dst, const http_server_limits *src) 
     dst->max_header_bytes = or_default(src->max_header_bytes, 16384);
     dst->max_body_bytes = or_default(src->max_body_bytes, 1048576);
     dst->header_timeout_ms = or_default(src->header_timeout_ms, 10000);
+    dst->body_timeout_ms = or_default(src->body_timeout_ms, 30000);
+    dst->max_connections_per_client = or_default(src->max_connections_per_client, 64);
     dst->idle_timeout_ms = or_default(src->idle_timeout_ms, 60000);
     dst->write_queue_max_bytes = or_default(src->write_queue_max_bytes, 1048576);
     dst->max_pipelined = or_default(src->max_pipelined, 16);
@@ -1870,17 +1933,41 @@ static void reject_init(http_server *s) {
     s->reject_len = (size_t)n < sizeof s->reject_resp ? (size_t)n : 0;
 }
 
+static void reject_peer_init(http_server *s) {
+    char msg[200];
+    snprintf(msg, sizeof msg,
+             "{\"error\":{\"code\":\"too_many_connections\",\"message\":\"Your address holds "
+             "as many connections as it may; close one and retry.\",\"details\":{\"limit\":%lld}}}",
+             (long long)s->lim.max_connections_per_client);
+    int n = snprintf(s->reject_peer_resp, sizeof s->reject_peer_resp,
+                     "HTTP/1.1 429 Too Many Requests\r\nContent-Type: " JSON_TYPE
+                     "\r\nContent-Length: %zu\r\nRetry-After: 5\r\nConnection: close\r\n\r\n%s",
+                     strlen(msg), msg);
+    s->reject_peer_len = (size_t)n < sizeof s->reject_peer_resp ? (size_t)n : 0;
+}
+
 http_server *http_server_new(uv_loop_t *loop, const http_server_limits *lim,
                              http_handler_fn handler, void *user) {
     http_server *s = calloc(1, sizeof *s);
     if (!s) return NULL;
     s->loop = loop;
     limits_init(&s->lim, lim);
+    if (client_proxies_parse(&s->proxies, lim ? lim->trusted_proxies : NULL) != 0) {
+        free(s); /* config refuses such a list before it gets here */
+        return NULL;
+    }
+    s->lim.trusted_proxies = NULL; /* parsed; the caller's string is not kept */
+    s->peers = peer_counts_new((size_t)s->lim.max_connections);
+    if (!s->peers) {
+        free(s);
+        return NULL;
+    }
     s->handler = handler;
     s->user = user;
     s->lfd = -1;
     settings_init(&s->settings);
     reject_init(s);
+    reject_peer_init(s);
     return s;
 }
 
@@ -2077,5 +2164,6 @@ void http_server_free(http_server *s) {
         log_msg(LOG_ERROR, "http_server_free called before shutdown finished; leaking it");
         return;
     }
+    peer_counts_free(s->peers);
     free(s);
 }

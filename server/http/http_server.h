@@ -31,7 +31,11 @@ typedef struct http_request {
     const char *body; /* NUL-terminated for convenience; "" when there is none */
     size_t body_len;
     uint64_t start_ns; /* log_monotonic_ns() when the first byte of this request arrived */
-    void *user;        /* free for the handler */
+    /* Who sent it, for per-client rates and caps: the peer's IP address as text ("127.0.0.1",
+     * "::1"), or, when the peer is a trusted proxy (http_server_limits.trusted_proxies), the
+     * last address of X-Forwarded-For that is not itself a trusted proxy. Never NULL. */
+    const char *client;
+    void *user; /* free for the handler */
 } http_request;
 
 /* First header with that (lower-case) name, or NULL. */
@@ -43,14 +47,20 @@ typedef void (*http_handler_fn)(http_request *req, void *user);
 
 /* Every limit <= 0 takes its default (in parentheses). */
 typedef struct http_server_limits {
-    int64_t max_connections;       /* open connections (1024) */
-    int64_t max_header_bytes;      /* raw request head: request line + header lines (16384) */
-    int64_t max_body_bytes;        /* decoded body (1048576) */
-    int64_t header_timeout_ms;     /* first byte (or accept) to end of headers (10000) */
-    int64_t idle_timeout_ms;       /* idle keep-alive, stalled body or stalled write (60000) */
-    int64_t write_queue_max_bytes; /* unwritten bytes before reading pauses (1048576) */
-    int64_t max_pipelined;         /* requests in flight per connection (16) */
-    int access_log;                /* 1: one log_access line per answered request */
+    int64_t max_connections;   /* open connections (1024) */
+    int64_t max_header_bytes;  /* raw request head: request line + header lines (16384) */
+    int64_t max_body_bytes;    /* decoded body (1048576) */
+    int64_t header_timeout_ms; /* first byte (or accept) to end of headers (10000) */
+    int64_t body_timeout_ms;   /* end of headers to end of body, however it trickles (30000) */
+    int64_t max_connections_per_client; /* open connections of one peer address (64); trusted
+                                         * proxies are exempt (they speak for many clients) */
+    int64_t idle_timeout_ms;            /* idle keep-alive, stalled body or stalled write (60000) */
+    int64_t write_queue_max_bytes;      /* unwritten bytes before reading pauses (1048576) */
+    int64_t max_pipelined;              /* requests in flight per connection (16) */
+    int access_log;                     /* 1: one log_access line per answered request */
+    /* Reverse proxies whose X-Forwarded-For names the client: comma-separated IP addresses, each
+     * with an optional /prefix (config limits.trusted_proxies). NULL or "": none. Copied. */
+    const char *trusted_proxies;
 } http_server_limits;
 
 http_server *http_server_new(uv_loop_t *loop, const http_server_limits *lim,
@@ -72,6 +82,12 @@ int http_server_port(const http_server *s);
  * headers only; 1xx and 204 get neither body nor Content-Length. */
 void http_respond_take(http_request *req, int status, const char *content_type,
                        const char *extra_headers, char *body, size_t body_len);
+
+/* True when req's client has gone (its connection closed, or it closed its side: EOF while the
+ * request waits, which HTTP clients do only when they give up) or the server is shutting down:
+ * whatever the handler is still computing for it is likely thrown away, so long work may stop.
+ * Loop thread only; req must not have been answered yet. */
+int http_request_abandoned(const http_request *req);
 
 /* Graceful stop: closes the listener; requests parsed from now on get 503 shutting_down with
  * Connection: close; connections with nothing in flight are closed at once, the others after

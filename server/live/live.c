@@ -18,6 +18,9 @@ typedef struct subscriber {
     live *owner;
     http_request *req;
     char session_id[33]; /* fixed once subscribed: the reader thread reads it */
+    char client[48];     /* req->client, for the per-client bound */
+    char role[48];       /* "" for an anonymous reader */
+    uint64_t started_ms; /* uv_now when subscribed, for the lifetime bound */
     int64_t last_seq;
     bool waiting_drain; /* over the write limit: resume on drain */
     bool dead;          /* a write found the stream closed: on_close follows, nothing to send */
@@ -37,11 +40,13 @@ struct live {
     uv_loop_t *loop;
     db_reads *reads;
     uv_timer_t heartbeat;
-    uv_timer_t poll;  /* live_poll */
-    uv_timer_t retry; /* reads the pool refused */
+    uv_timer_t poll;     /* live_poll */
+    uv_timer_t retry;    /* reads the pool refused */
+    uv_timer_t lifetime; /* ends streams older than lim.max_stream_lifetime_ms */
     subscriber *head;
     size_t count;
     bool stopped;
+    live_limits lim;
 };
 
 static void unlink_subscriber(live *l, subscriber *s) {
@@ -167,7 +172,56 @@ static void on_close(http_request *req, void *arg) {
         free(s);
 }
 
-void live_subscribe(live *l, http_request *req, const char *session_id, int64_t after) {
+static void refuse(http_request *req, int status, const char *scope, int64_t limit) {
+    char body[320];
+    int n = snprintf(body, sizeof body,
+                     "{\"error\":{\"code\":\"too_many_streams\",\"message\":\"%s holds as "
+                     "many live event streams as it may (%lld); close one or retry later\","
+                     "\"details\":{\"scope\":\"%s\",\"limit\":%lld}}}",
+                     strcmp(scope, "server") == 0    ? "the server"
+                     : strcmp(scope, "client") == 0  ? "your address"
+                     : strcmp(scope, "session") == 0 ? "this session"
+                                                     : "this token",
+                     (long long)limit, scope, (long long)limit);
+    http_respond_take(req, status, "application/json; charset=utf-8",
+                      status == 429 ? "Retry-After: 5\r\n" : NULL, strndup(body, (size_t)n),
+                      (size_t)n);
+}
+
+/* 0 when a stream for (client, session, role) fits every bound; else answers and returns -1.
+ * Streams are a share of the connection slots, so counting them is a walk of at most that
+ * many. */
+static int check_bounds(live *l, http_request *req, const char *session_id, const char *role) {
+    const live_limits *lim = &l->lim;
+    if (lim->max_streams > 0 && (int64_t)l->count >= lim->max_streams) {
+        refuse(req, 503, "server", lim->max_streams);
+        return -1;
+    }
+    int64_t by_client = 0, by_session = 0, by_token = 0;
+    for (subscriber *s = l->head; s; s = s->next) {
+        if (strcmp(s->client, req->client) == 0) by_client++;
+        if (strcmp(s->session_id, session_id) != 0) continue;
+        by_session++;
+        if (role[0] && strcmp(s->role, role) == 0) by_token++;
+    }
+    if (lim->max_streams_per_client > 0 && by_client >= lim->max_streams_per_client) {
+        refuse(req, 429, "client", lim->max_streams_per_client);
+        return -1;
+    }
+    if (lim->max_streams_per_session > 0 && by_session >= lim->max_streams_per_session) {
+        refuse(req, 429, "session", lim->max_streams_per_session);
+        return -1;
+    }
+    if (lim->max_streams_per_token > 0 && by_token >= lim->max_streams_per_token) {
+        refuse(req, 429, "token", lim->max_streams_per_token);
+        return -1;
+    }
+    return 0;
+}
+
+void live_subscribe(live *l, http_request *req, const char *session_id, const char *role,
+                    int64_t after) {
+    if (!l->stopped && check_bounds(l, req, session_id, role) != 0) return;
     subscriber *s = calloc(1, sizeof *s);
     static const http_stream_callbacks cbs = {on_drain, on_close};
     if (!s || l->stopped ||
@@ -183,6 +237,9 @@ void live_subscribe(live *l, http_request *req, const char *session_id, int64_t 
     s->owner = l;
     s->req = req;
     snprintf(s->session_id, sizeof s->session_id, "%s", session_id);
+    snprintf(s->client, sizeof s->client, "%s", req->client ? req->client : "");
+    snprintf(s->role, sizeof s->role, "%s", role ? role : "");
+    s->started_ms = uv_now(l->loop);
     s->last_seq = after;
     s->next = l->head;
     if (l->head) l->head->prev = s;
@@ -213,11 +270,44 @@ static void on_poll(uv_timer_t *t) {
         if (!s->reading && !s->waiting_drain) catch_up(s);
 }
 
+/* Ends a stream that has lived its time: the client's EventSource reconnects with
+ * Last-Event-ID and misses nothing. The subscriber goes as on_close would take it. */
+static void end_stream(live *l, subscriber *s) {
+    unlink_subscriber(l, s);
+    http_stream_write(s->req, ": stream lifetime reached; reconnect\n\n", 38);
+    http_stream_end(s->req);
+    if (s->reading)
+        s->closed = true; /* the read in flight frees it (on_page) */
+    else
+        free(s);
+}
+
+static void on_lifetime(uv_timer_t *t) {
+    live *l = t->data;
+    uint64_t now = uv_now(l->loop), lifetime = (uint64_t)l->lim.max_stream_lifetime_ms;
+    for (subscriber *s = l->head, *next; s; s = next) {
+        next = s->next;
+        if (!s->dead && now - s->started_ms >= lifetime) end_stream(l, s);
+    }
+}
+
 static void on_heartbeat(uv_timer_t *t) {
     live *l = t->data;
     for (subscriber *s = l->head; s; s = s->next)
         if (!s->waiting_drain && http_stream_write(s->req, ": heartbeat\n\n", 13) == 1)
             s->waiting_drain = true;
+}
+
+void live_set_limits(live *l, const live_limits *lim) {
+    l->lim = *lim;
+    if (l->stopped) return;
+    /* A stream ends within a quarter of its lifetime past it (at least 250 ms apart). */
+    uint64_t every = (uint64_t)lim->max_stream_lifetime_ms / 4;
+    if (every < 250) every = 250;
+    if (lim->max_stream_lifetime_ms > 0)
+        uv_timer_start(&l->lifetime, on_lifetime, every, every);
+    else
+        uv_timer_stop(&l->lifetime);
 }
 
 live *live_new(uv_loop_t *loop, db_reads *reads) {
@@ -228,7 +318,8 @@ live *live_new(uv_loop_t *loop, db_reads *reads) {
     uv_timer_init(loop, &l->heartbeat);
     uv_timer_init(loop, &l->poll);
     uv_timer_init(loop, &l->retry);
-    l->heartbeat.data = l->poll.data = l->retry.data = l;
+    uv_timer_init(loop, &l->lifetime);
+    l->heartbeat.data = l->poll.data = l->retry.data = l->lifetime.data = l;
     uv_timer_start(&l->heartbeat, on_heartbeat, LIVE_HEARTBEAT_MS, LIVE_HEARTBEAT_MS);
     return l;
 }
@@ -251,6 +342,7 @@ void live_stop(live *l) {
     uv_close((uv_handle_t *)&l->heartbeat, NULL);
     uv_close((uv_handle_t *)&l->poll, NULL);
     uv_close((uv_handle_t *)&l->retry, NULL);
+    uv_close((uv_handle_t *)&l->lifetime, NULL);
 }
 
 void live_free(live *l) {

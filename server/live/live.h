@@ -27,8 +27,23 @@ typedef struct live live;
  * every stream has ended. A subscriber whose stream closed during a read is freed when that read
  * is answered. */
 live *live_new(uv_loop_t *loop, db_reads *reads);
-/* Answers req with a stream of the session's events after `after`, then live ones. */
-void live_subscribe(live *l, http_request *req, const char *session_id, int64_t after);
+/* What streams may hold (config [server]); 0 in a field: no bound of that kind. */
+typedef struct live_limits {
+    int64_t max_streams;            /* all streams: a share of the connection slots */
+    int64_t max_streams_per_client; /* http_request.client */
+    int64_t max_streams_per_session;
+    int64_t max_streams_per_token;  /* a session's role: one token each */
+    int64_t max_stream_lifetime_ms; /* then the stream ends; EventSource resumes it */
+} live_limits;
+
+/* Copied; applies to streams subscribed from now on (lifetime: to every stream). */
+void live_set_limits(live *l, const live_limits *lim);
+/* Answers req with a stream of the session's events after `after`, then live ones. role is the
+ * reader's ("referee", "side:x", or "" for an anonymous reader of a public session), for the
+ * per-token bound. Over a bound the answer is 429 too_many_streams (a client's, a session's or a
+ * token's share) or 503 too_many_streams (every stream slot taken), details naming the bound. */
+void live_subscribe(live *l, http_request *req, const char *session_id, const char *role,
+                    int64_t after);
 /* The session committed new events: send them to its subscribers. */
 void live_publish(live *l, const char *session_id);
 /* every_ms > 0: every every_ms, every subscriber with no read in flight and not waiting for its

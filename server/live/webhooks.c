@@ -3,6 +3,8 @@
 #include "protocol/json_out.h"
 #include "server/core/log.h"
 #include "server/live/discord_text.h"
+#include "server/live/webhook_clients.h"
+#include "server/live/webhook_hosts.h"
 
 #include <arpa/inet.h>
 #include <curl/curl.h>
@@ -23,6 +25,10 @@
  * burst of sessions cannot open an unbounded number of sockets, and hooks hanging on one dead
  * receiver hold at most this many slots for at most timeout_ms. */
 #define WEBHOOK_INFLIGHT_MAX 256
+/* How often idle hooks are looked for: idle_expire_ms / 4, within these bounds (a hook then
+ * expires at most a quarter late, and a month-long setting costs one walk a minute). */
+#define WEBHOOK_EXPIRE_SCAN_MIN_MS 50
+#define WEBHOOK_EXPIRE_SCAN_MAX_MS 60000
 /* A version read the pool refused (its queue was full) is tried again this much later, so a
  * hook does not wait for the session's next commit (which may never come) to learn of this one. */
 #define WEBHOOK_READ_RETRY_MS 100
@@ -40,17 +46,21 @@ typedef struct hook {
     int id;    /* 1.. in the order the referee listed them */
     char *url; /* owned */
     webhook_format format;
-    bool private_ok;   /* may connect to inside addresses (webhook_policy_check_url) */
-    bool removed;      /* replaced or stopping: its timer is closing, then it is freed */
-    bool blocked;      /* its host is no longer allowed (allow_hosts changed): never called */
-    bool queued;       /* in the owner's ready queue, waiting for an in-flight slot */
+    bool private_ok; /* may connect to inside addresses (webhook_policy_check_url) */
+    bool removed;    /* replaced or stopping: its timer is closing, then it is freed */
+    bool blocked;    /* its host is no longer allowed (allow_hosts changed): never called */
+    bool queued;     /* in the owner's ready queue, waiting for an in-flight slot, or (with
+                      * host_queued) in its host's, waiting for one of the host's share */
+    bool host_queued;
+    bool expired;      /* its session was idle past idle_expire_ms: not counted, not called */
     bool slot;         /* holds an in-flight slot: from the read of the event to the end of its
                         * request */
     bool timer_closed; /* retry is closed: a removed hook is freed once it is not reading */
     struct hook *ready_next, *ready_prev;
     hook_state state;
-    int64_t cursor; /* delivered_seq: the last seq delivered or given up */
-    int64_t head;   /* the session's version when last looked at */
+    webhook_host *host; /* its URL's host (a reference); NULL for a blocked hook */
+    int64_t cursor;     /* delivered_seq: the last seq delivered or given up */
+    int64_t head;       /* the session's version when last looked at */
     int64_t attempts, delivered, failed, dropped;
     long last_status; /* 0: none yet */
     char last_error[192];
@@ -73,7 +83,11 @@ typedef struct session_hooks {
     struct session_hooks *next; /* in its bucket */
     char session_id[33];
     size_t n;
-    bool stale; /* a version read was refused: stale_timer publishes the session again */
+    bool stale;   /* a version read was refused: stale_timer publishes the session again */
+    bool expired; /* its hooks expired (idle_expire_ms) */
+    char client[WEBHOOK_CLIENT_MAX]; /* whose share the hooks count in ("": nobody's) */
+    int64_t version;                 /* the session's highest version seen */
+    uint64_t active_at;              /* uv_now of the PUT or the last new event */
     hook *hooks[WEBHOOKS_MAX];
 } session_hooks;
 
@@ -93,11 +107,16 @@ struct webhooks {
     webhooks_limits lim;
     CURLM *multi;
     uv_timer_t curl_timer;
-    uv_timer_t ready_timer; /* starts waiting hooks when slots free up */
-    uv_timer_t stale_timer; /* publishes again sessions whose version read was refused */
+    uv_timer_t ready_timer;  /* starts waiting hooks when slots free up */
+    uv_timer_t stale_timer;  /* publishes again sessions whose version read was refused */
+    uv_timer_t expire_timer; /* looks for idle sessions (idle_expire_ms) */
+    webhook_hosts *hosts;
+    webhook_clients *clients;
+    size_t reserved; /* hooks of PUTs being written (webhooks_reserve) */
     struct curl_slist *headers;
     session_hooks *buckets[WEBHOOK_BUCKETS];
-    size_t nhooks;
+    size_t nhooks;                 /* not expired */
+    size_t nexpired;               /* expired (kept for GET, counted nowhere) */
     hook *ready_head, *ready_tail; /* waiting for a slot, oldest first */
     size_t inflight;
     sock_ctx *socks;
@@ -111,6 +130,8 @@ struct webhooks {
 
 static void webhooks_destroy(webhooks *w) {
     curl_slist_free_all(w->headers);
+    webhook_hosts_free(w->hosts);
+    webhook_clients_free(w->clients);
     free(w);
 }
 
@@ -190,6 +211,8 @@ static char *event_body_new(const hook *h, const json_t *page, int64_t seq) {
 
 static void kick(hook *h);
 static void on_ready(uv_timer_t *t);
+static void ready_unlink(hook *h);
+static void ready_push_front(hook *h);
 static void hook_free(hook *h);
 
 static void set_error(hook *h, const char *fmt, const char *detail) {
@@ -283,6 +306,17 @@ static void slot_release(hook *h) {
     if (!h->slot) return;
     h->slot = false;
     w->inflight--;
+    if (h->host) {
+        webhook_host *host = h->host;
+        host->inflight--;
+        /* The oldest hook waiting for this host's share goes first in the daemon's queue: it
+         * has waited already. */
+        hook *next = host->wait_head;
+        if (next && !w->stopped) {
+            ready_unlink(next);
+            ready_push_front(next);
+        }
+    }
     if (w->ready_head && !w->stopped) uv_timer_start(&w->ready_timer, on_ready, 0, 0);
 }
 
@@ -309,7 +343,9 @@ static void start_transfer(hook *h) {
     curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE, (long)strlen(h->body));
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, w->headers);
     curl_easy_setopt(e, CURLOPT_USERAGENT, "umpired/" UMPIRE_VERSION);
-    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)w->lim.timeout_ms);
+    /* A host that timed out gets less (server/live/webhook_hosts.h). */
+    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS,
+                     (long)(h->host ? h->host->timeout_ms : w->lim.timeout_ms));
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
     /* Ending a transfer whose name lookup is still running (a timeout, a removed hook) must not
      * wait for curl's resolver thread: that wait would be on the loop thread. */
@@ -343,7 +379,11 @@ static void on_event_read(void *arg) {
     json_t *page = h->read_page;
     h->read_page = NULL;
     h->state = HOOK_IDLE;
-    if (h->removed) {
+    if (!h->removed && !h->slot) {
+        /* Its slot was taken back during the read (the session's hooks expired): void. */
+        json_decref(page);
+        kick(h);
+    } else if (h->removed) {
         /* Replaced or stopping during the read (pool): hook_retire gave back the slot; h is
          * freed here, or by on_hook_closed if its timer is still closing. */
         json_decref(page);
@@ -365,6 +405,7 @@ static void start_delivery(hook *h) {
     webhooks *w = h->owner;
     h->slot = true;
     w->inflight++;
+    if (h->host) h->host->inflight++;
     h->state = HOOK_READING;
     h->read_seq = h->cursor + 1;
     w->reads_in_flight++;
@@ -377,32 +418,65 @@ static void start_delivery(hook *h) {
     }
 }
 
+/* The queue h waits in: the daemon's, or its host's. */
+static void queue_of(hook *h, hook ***head, hook ***tail) {
+    if (h->host_queued) {
+        *head = &h->host->wait_head;
+        *tail = &h->host->wait_tail;
+    } else {
+        *head = &h->owner->ready_head;
+        *tail = &h->owner->ready_tail;
+    }
+}
+
 static void ready_unlink(hook *h) {
-    webhooks *w = h->owner;
     if (!h->queued) return;
+    hook **head, **tail;
+    queue_of(h, &head, &tail);
     if (h->ready_prev)
         h->ready_prev->ready_next = h->ready_next;
     else
-        w->ready_head = h->ready_next;
+        *head = h->ready_next;
     if (h->ready_next)
         h->ready_next->ready_prev = h->ready_prev;
     else
-        w->ready_tail = h->ready_prev;
+        *tail = h->ready_prev;
     h->ready_next = h->ready_prev = NULL;
-    h->queued = false;
+    h->queued = h->host_queued = false;
+}
+
+/* Queues h (not queued) at the tail of the daemon's queue, or of its host's when to_host. */
+static void queue_push(hook *h, bool to_host) {
+    if (h->queued) return;
+    h->queued = true;
+    h->host_queued = to_host;
+    hook **head, **tail;
+    queue_of(h, &head, &tail);
+    h->ready_prev = *tail;
+    h->ready_next = NULL;
+    if (*tail)
+        (*tail)->ready_next = h;
+    else
+        *head = h;
+    *tail = h;
 }
 
 static void ready_push(hook *h) {
+    queue_push(h, false);
+}
+
+/* At the head of the daemon's queue (a hook that waited for its host already). */
+static void ready_push_front(hook *h) {
     webhooks *w = h->owner;
     if (h->queued) return;
-    h->ready_prev = w->ready_tail;
-    h->ready_next = NULL;
-    if (w->ready_tail)
-        w->ready_tail->ready_next = h;
-    else
-        w->ready_head = h;
-    w->ready_tail = h;
     h->queued = true;
+    h->ready_prev = NULL;
+    h->ready_next = w->ready_head;
+    if (w->ready_head)
+        w->ready_head->ready_prev = h;
+    else
+        w->ready_tail = h;
+    w->ready_head = h;
 }
 
 /* Ends the transfer in flight, if any (no verdict), and gives back the slot (of the transfer or
@@ -420,6 +494,10 @@ static void drop_transfer(hook *h) {
 
 static void transfer_done(hook *h, CURLcode res, long status) {
     drop_transfer(h);
+    if (h->host && res == CURLE_OK)
+        webhook_host_answered(h->owner->hosts, h->host);
+    else if (h->host && res == CURLE_OPERATION_TIMEDOUT)
+        webhook_host_timed_out(h->owner->hosts, h->host);
     if (res == CURLE_OK) {
         h->last_status = status;
         if (status >= 200 && status < 300) {
@@ -454,7 +532,7 @@ static void transfer_done(hook *h, CURLcode res, long status) {
  * first and a busy hook cannot take back the slot it has just freed. */
 static void kick_from(hook *h, bool from_queue) {
     webhooks *w = h->owner;
-    if (h->state != HOOK_IDLE || h->removed || h->blocked || w->stopped) return;
+    if (h->state != HOOK_IDLE || h->removed || h->blocked || h->expired || w->stopped) return;
     if (h->head <= h->cursor) return;
     if (w->standby) {
         /* Another node sends these: keep up with the session, so that should this node take
@@ -466,6 +544,12 @@ static void kick_from(hook *h, bool from_queue) {
     if (w->inflight >= WEBHOOK_INFLIGHT_MAX || (w->ready_head && !from_queue)) {
         ready_push(h);
         if (w->inflight < WEBHOOK_INFLIGHT_MAX) uv_timer_start(&w->ready_timer, on_ready, 0, 0);
+        return;
+    }
+    if (h->host && h->host->inflight >= w->lim.max_slots_per_host) {
+        /* Its host holds its share: wait for one of the host's slots, not the daemon's, so
+         * that the hooks behind it (other hosts') go on. */
+        queue_push(h, true);
         return;
     }
     if (h->head - h->cursor > w->lim.queue_max) {
@@ -588,6 +672,8 @@ static int on_curl_timer(CURLM *m, long timeout_ms, void *arg) {
 
 /* ---- the registry -------------------------------------------------------------------------- */
 
+static void on_expire_scan(uv_timer_t *t);
+
 webhooks *webhooks_new(uv_loop_t *loop, db_reads *reads, const webhook_policy *policy,
                        const webhooks_limits *limits) {
     webhooks *w = calloc(1, sizeof *w);
@@ -597,13 +683,17 @@ webhooks *webhooks_new(uv_loop_t *loop, db_reads *reads, const webhook_policy *p
     w->policy = policy;
     w->lim = *limits;
     w->multi = curl_multi_init();
+    w->hosts = webhook_hosts_new(limits->timeout_ms);
+    w->clients = webhook_clients_new();
     w->headers = curl_slist_append(NULL, "Content-Type: application/json");
     /* No "Expect: 100-continue" round trip before the body. */
     struct curl_slist *h2 = w->headers ? curl_slist_append(w->headers, "Expect:") : NULL;
     if (h2) w->headers = h2;
-    if (!w->multi || !h2) {
+    if (!w->multi || !h2 || !w->hosts || !w->clients) {
         curl_slist_free_all(w->headers);
         if (w->multi) curl_multi_cleanup(w->multi);
+        webhook_hosts_free(w->hosts);
+        webhook_clients_free(w->clients);
         free(w);
         return NULL;
     }
@@ -617,11 +707,21 @@ webhooks *webhooks_new(uv_loop_t *loop, db_reads *reads, const webhook_policy *p
     w->ready_timer.data = w;
     uv_timer_init(loop, &w->stale_timer);
     w->stale_timer.data = w;
+    uv_timer_init(loop, &w->expire_timer);
+    w->expire_timer.data = w;
+    if (w->lim.idle_expire_ms > 0) {
+        int64_t every = w->lim.idle_expire_ms / 4;
+        every = every < WEBHOOK_EXPIRE_SCAN_MIN_MS   ? WEBHOOK_EXPIRE_SCAN_MIN_MS
+                : every > WEBHOOK_EXPIRE_SCAN_MAX_MS ? WEBHOOK_EXPIRE_SCAN_MAX_MS
+                                                     : every;
+        uv_timer_start(&w->expire_timer, on_expire_scan, (uint64_t)every, (uint64_t)every);
+    }
     return w;
 }
 
 static void hook_free(hook *h) {
     if (!h) return;
+    if (h->host) webhook_hosts_release(h->owner->hosts, h->host);
     free(h->url);
     free(h);
 }
@@ -657,30 +757,150 @@ static session_hooks **group_link(webhooks *w, const char *session_id) {
     return pp;
 }
 
+/* ---- shares and idle expiry ---------------------------------------------------------------- */
+
+/* g's hooks stop counting (towards max_total and g's client's share): expired. */
+static void group_uncount(webhooks *w, session_hooks *g) {
+    if (g->expired) {
+        w->nexpired -= g->n;
+    } else {
+        w->nhooks -= g->n;
+        webhook_clients_add(w->clients, g->client, -(long)g->n);
+    }
+}
+
+/* No event for idle_expire_ms: g's hooks stop (a delivery in flight is dropped), and the events
+ * they had not sent are counted as dropped. */
+static void group_expire(webhooks *w, session_hooks *g) {
+    group_uncount(w, g);
+    g->expired = true;
+    w->nexpired += g->n;
+    for (size_t i = 0; i < g->n; i++) {
+        hook *h = g->hooks[i];
+        ready_unlink(h);
+        drop_transfer(h); /* a read in flight is voided by its slot's release (on_event_read) */
+        uv_timer_stop(&h->retry);
+        if (h->state != HOOK_READING) h->state = HOOK_IDLE;
+        h->expired = true;
+        h->attempts = 0;
+        if (h->head > h->cursor) h->dropped += h->head - h->cursor;
+        h->cursor = h->head;
+        snprintf(h->last_error, sizeof h->last_error,
+                 "expired: no event for %lld ms (webhooks.idle_expire_ms); the session's next "
+                 "event starts it again if there is room, or PUT the list again",
+                 (long long)w->lim.idle_expire_ms);
+    }
+    log_msg(LOG_INFO, "webhooks of session %s: expired after %lld ms without an event",
+            g->session_id, (long long)w->lim.idle_expire_ms);
+}
+
+/* Whether n more hooks of the client key fit: max_total (reservations included) and the
+ * client's share. */
+static webhooks_room room_for(webhooks *w, const char *key, size_t n, size_t *held) {
+    size_t total = w->nhooks + w->reserved;
+    size_t mine = webhook_clients_count(w->clients, key);
+    if (held) *held = mine;
+    if (total + n > (size_t)w->lim.max_total) return WEBHOOKS_FULL;
+    if (key[0] && mine + n > (size_t)w->lim.max_per_client) return WEBHOOKS_CLIENT_FULL;
+    return WEBHOOKS_ROOM;
+}
+
+/* A new event on an expired session: its hooks start again from it if they fit. */
+static void group_revive(webhooks *w, session_hooks *g, int64_t version) {
+    webhooks_room room = room_for(w, g->client, g->n, NULL);
+    for (size_t i = 0; i < g->n; i++) {
+        hook *h = g->hooks[i];
+        if (room != WEBHOOKS_ROOM) {
+            h->cursor = h->head = version; /* not sent: the next event may find room */
+            snprintf(h->last_error, sizeof h->last_error,
+                     "expired, and not started again by event %lld: %s", (long long)version,
+                     room == WEBHOOKS_FULL ? "the daemon holds webhooks.max_total webhooks"
+                                           : "its client holds webhooks.max_per_client webhooks");
+            continue;
+        }
+        h->expired = false;
+        h->last_error[0] = '\0';
+    }
+    if (room != WEBHOOKS_ROOM) return;
+    w->nexpired -= g->n;
+    g->expired = false;
+    w->nhooks += g->n;
+    webhook_clients_add(w->clients, g->client, (long)g->n);
+}
+
+static void on_expire_scan(uv_timer_t *t) {
+    webhooks *w = t->data;
+    uint64_t now = uv_now(w->loop);
+    for (size_t b = 0; w->nhooks && b < WEBHOOK_BUCKETS; b++)
+        for (session_hooks *g = w->buckets[b]; g; g = g->next)
+            if (!g->expired && g->n && now - g->active_at >= (uint64_t)w->lim.idle_expire_ms)
+                group_expire(w, g);
+}
+
+webhooks_room webhooks_reserve(webhooks *w, const char *client, const char *session_id, size_t n,
+                               size_t *held) {
+    char key[WEBHOOK_CLIENT_MAX];
+    webhook_client_key(client, key);
+    session_hooks *g = *group_link(w, session_id);
+    size_t now_total = g && !g->expired ? g->n : 0;
+    size_t now_mine = g && !g->expired && strcmp(g->client, key) == 0 ? g->n : 0;
+    if (held) *held = webhook_clients_count(w->clients, key);
+    if (n > now_total) { /* a list no longer than the session's has room: it takes none more */
+        if (w->nhooks + w->reserved - now_total + n > (size_t)w->lim.max_total)
+            return WEBHOOKS_FULL;
+        if (key[0] &&
+            webhook_clients_count(w->clients, key) - now_mine + n > (size_t)w->lim.max_per_client)
+            return WEBHOOKS_CLIENT_FULL;
+    }
+    /* Held whole (the session's current hooks are counted twice meanwhile: never too few). */
+    if (webhook_clients_add(w->clients, key, (long)n) != 0) return WEBHOOKS_FULL;
+    w->reserved += n;
+    return WEBHOOKS_ROOM;
+}
+
+void webhooks_unreserve(webhooks *w, const char *client, size_t n) {
+    char key[WEBHOOK_CLIENT_MAX];
+    webhook_client_key(client, key);
+    webhook_clients_add(w->clients, key, -(long)n);
+    w->reserved -= n <= w->reserved ? n : w->reserved;
+}
+
+size_t webhooks_max_per_client(const webhooks *w) {
+    return w ? (size_t)w->lim.max_per_client : 0;
+}
+
+/* ---- the lists ------------------------------------------------------------------------------ */
+
 int webhooks_set(webhooks *w, const char *session_id, const webhook_list *list, int64_t version) {
+    return webhooks_set_by(w, session_id, list, version, NULL);
+}
+
+int webhooks_set_by(webhooks *w, const char *session_id, const webhook_list *list, int64_t version,
+                    const char *client) {
     if (w->stopped) return -1;
+    char key[WEBHOOK_CLIENT_MAX];
+    webhook_client_key(client, key);
     session_hooks **link = group_link(w, session_id);
     session_hooks *g = *link;
     /* Build the new hooks (and group) first, so that running out of memory changes nothing. */
     session_hooks *fresh_group = !g && list->n ? calloc(1, sizeof *fresh_group) : NULL;
     if (!g && list->n && !fresh_group) return -1;
     hook *fresh[WEBHOOKS_MAX] = {0};
-    for (size_t i = 0; i < list->n; i++) {
+    size_t made = 0;
+    for (; made < list->n; made++) {
         hook *h = calloc(1, sizeof *h);
-        char *url = h ? strdup(list->hooks[i].url) : NULL;
+        char *url = h ? strdup(list->hooks[made].url) : NULL;
         if (!url) {
             free(h);
-            for (size_t j = 0; j < i; j++)
-                hook_free(fresh[j]);
-            free(fresh_group);
-            return -1;
+            break;
         }
         char host[WEBHOOK_HOST_MAX] = "";
         h->owner = w;
         memcpy(h->session_id, session_id, 33);
-        h->id = (int)i + 1;
+        h->id = (int)made + 1;
         h->url = url;
-        h->format = list->hooks[i].format;
+        h->format = list->hooks[made].format;
+        fresh[made] = h;
         if (webhook_policy_check_url(w->policy, h->url, host, sizeof host, &h->private_ok) !=
             WEBHOOK_URL_OK) {
             /* Stored under an earlier allow_hosts that listed it: the operator has since taken
@@ -688,14 +908,22 @@ int webhooks_set(webhooks *w, const char *session_id, const webhook_list *list, 
             h->blocked = true;
             snprintf(h->last_error, sizeof h->last_error,
                      "not called: host '%.*s' is no longer in webhooks.allow_hosts", 100, host);
+        } else if (!(h->host = webhook_hosts_acquire(w->hosts, host))) {
+            made++;
+            break;
         }
         h->cursor = h->head = version;
-        fresh[i] = h;
+    }
+    if (made < list->n || webhook_clients_add(w->clients, key, (long)list->n) != 0) {
+        for (size_t j = 0; j < made; j++)
+            hook_free(fresh[j]);
+        free(fresh_group);
+        return -1;
     }
     if (g) {
+        group_uncount(w, g);
         for (size_t i = 0; i < g->n; i++)
             hook_retire(g->hooks[i]);
-        w->nhooks -= g->n;
         g->n = 0;
         if (!list->n) { /* no hooks left: the group goes */
             *link = g->next;
@@ -707,7 +935,13 @@ int webhooks_set(webhooks *w, const char *session_id, const webhook_list *list, 
         fresh_group->next = w->buckets[bucket_of(session_id)];
         w->buckets[bucket_of(session_id)] = fresh_group;
         g = fresh_group;
+    } else {
+        return 0; /* nothing before, nothing now */
     }
+    g->expired = false;
+    memcpy(g->client, key, sizeof key);
+    g->version = version;
+    g->active_at = uv_now(w->loop);
     for (size_t i = 0; i < list->n; i++) { /* in order: describe lists them as the referee did */
         uv_timer_init(w->loop, &fresh[i]->retry);
         fresh[i]->retry.data = fresh[i];
@@ -718,9 +952,15 @@ int webhooks_set(webhooks *w, const char *session_id, const webhook_list *list, 
 }
 
 void webhooks_publish_version(webhooks *w, const char *session_id, int64_t version) {
-    if (!w || !w->nhooks || w->stopped) return;
+    if (!w || (!w->nhooks && !w->nexpired) || w->stopped) return;
     session_hooks *g = *group_link(w, session_id);
-    for (size_t i = 0; g && i < g->n; i++) {
+    if (!g) return;
+    if (version > g->version) { /* a new event: the session is not idle */
+        g->version = version;
+        g->active_at = uv_now(w->loop);
+        if (g->expired) group_revive(w, g, version);
+    }
+    for (size_t i = 0; i < g->n; i++) {
         hook *h = g->hooks[i];
         if (version > h->head) h->head = version;
         kick(h);
@@ -787,7 +1027,8 @@ static void on_stale(uv_timer_t *t) {
 }
 
 void webhooks_publish(webhooks *w, const char *session_id) {
-    if (!w || !w->nhooks || w->stopped) return; /* the common case: no webhooks, no query */
+    if (!w || (!w->nhooks && !w->nexpired) || w->stopped)
+        return; /* the common case: no webhooks, no query */
     session_hooks *g = *group_link(w, session_id);
     if (g) read_version_of(w, g);
 }
@@ -832,11 +1073,12 @@ void webhooks_remove_except(webhooks *w, const char (*ids)[33], size_t n) {
 
 size_t webhooks_session_count(webhooks *w, const char *session_id) {
     session_hooks *g = w ? *group_link(w, session_id) : NULL;
-    return g ? g->n : 0;
+    return g && !g->expired ? g->n : 0;
 }
 
 static const char *state_name(const hook *h) {
     if (h->blocked) return "blocked";
+    if (h->expired) return "expired";
     if (h->owner->standby && h->state == HOOK_IDLE) return "standby";
     if (h->queued) return "queued";
     /* Reading the event is the first step of sending it. */
@@ -896,13 +1138,15 @@ void webhooks_stop(webhooks *w) {
             free(g);
         }
     }
-    w->nhooks = 0;
+    w->nhooks = w->nexpired = 0;
     uv_timer_stop(&w->curl_timer);
     uv_close((uv_handle_t *)&w->curl_timer, NULL);
     uv_timer_stop(&w->ready_timer);
     uv_close((uv_handle_t *)&w->ready_timer, NULL);
     uv_timer_stop(&w->stale_timer);
     uv_close((uv_handle_t *)&w->stale_timer, NULL);
+    uv_timer_stop(&w->expire_timer);
+    uv_close((uv_handle_t *)&w->expire_timer, NULL);
     curl_multi_cleanup(w->multi); /* closes cached connections (their sockets leave on_socket) */
     w->multi = NULL;
     while (w->socks)

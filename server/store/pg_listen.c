@@ -112,7 +112,8 @@ static PGconn *connect_and_listen(pg_listen *l) {
     if (PQstatus(pg) == CONNECTION_OK &&
         exec_ok(pg, "SET application_name = 'umpired listener'", PGRES_COMMAND_OK) &&
         exec_ok(pg, "LISTEN umpire_events", PGRES_COMMAND_OK) &&
-        exec_ok(pg, "LISTEN umpire_webhooks", PGRES_COMMAND_OK))
+        exec_ok(pg, "LISTEN umpire_webhooks", PGRES_COMMAND_OK) &&
+        exec_ok(pg, "LISTEN umpire_tokens", PGRES_COMMAND_OK))
         return pg;
     log_msg(LOG_WARN, "PostgreSQL LISTEN: %s; retrying in 1 s", PQerrorMessage(pg));
     PQfinish(pg);
@@ -133,14 +134,18 @@ static bool try_leader(PGconn *pg) {
 static void drain_notifications(pg_listen *l, PGconn *pg) {
     PGnotify *n;
     while ((n = PQnotifies(pg))) {
-        /* Payloads: "<32 hex id> <version>" (events), "<32 hex id>" (webhooks). */
+        /* Payloads: "<32 hex id> <version>" (events), "<32 hex id>" (webhooks, tokens). */
         if (n->extra && strlen(n->extra) >= 32) {
             char id[33];
             memcpy(id, n->extra, 32);
             id[32] = '\0';
             bool events = strcmp(n->relname, "umpire_events") == 0;
             int64_t version = events && n->extra[32] == ' ' ? strtoll(n->extra + 33, NULL, 10) : 0;
-            push(l, events ? PG_LISTEN_EVENTS : PG_LISTEN_WEBHOOKS, id, version);
+            push(l,
+                 events                                     ? PG_LISTEN_EVENTS
+                 : strcmp(n->relname, "umpire_tokens") == 0 ? PG_LISTEN_TOKENS
+                                                            : PG_LISTEN_WEBHOOKS,
+                 id, version);
         }
         PQfreemem(n);
     }

@@ -3,6 +3,8 @@
  * - umpire_events "<session> <version>": a writer committed events (server/store/writer.c NOTIFYs
  *   inside each transaction that moved a session on; PostgreSQL delivers it on commit).
  * - umpire_webhooks "<session>": a session's webhook list was replaced.
+ * - umpire_tokens "<session>": a token of the session was rotated or revoked; the node forgets
+ *   the session's cached tokens (server/api/token_cache.h).
  * - Webhook delivery: one node at a time sends webhooks, the one whose listening connection
  *   holds a PostgreSQL advisory lock (server/live/webhooks.h, standby). The lock goes with the
  *   connection, so when that node stops (or loses the database), another node's listener,
@@ -25,6 +27,7 @@
 typedef enum {
     PG_LISTEN_EVENTS,   /* session_id committed events, up to version */
     PG_LISTEN_WEBHOOKS, /* session_id's webhook list changed */
+    PG_LISTEN_TOKENS,   /* a token of session_id was rotated or revoked */
     PG_LISTEN_ALL,      /* anything may have changed (reconnected, or too much to list) */
     PG_LISTEN_LEADER,   /* this node now delivers webhooks */
     PG_LISTEN_FOLLOWER, /* another node does (or nobody can tell: the connection is gone) */

@@ -78,8 +78,7 @@ void session_cache_mark_dirty(session_cache *c, const char *id) {
 }
 
 static int write_row(store_conn *conn, const session_row *r) {
-    return store_session_update(conn, r->id, r->version, r->head, r->state, r->next_nonce,
-                                r->entropy);
+    return store_session_write_row(conn, r);
 }
 
 int session_cache_make_room(session_cache *c, store_conn *conn, const char *id) {

@@ -41,18 +41,35 @@ static void answer_error(write_job *job, api_error *e) {
 
 static void answer_storage_error(write_job *job, store_conn *conn) {
     api_error e = {0};
+    job->fault = store_last_fault(conn); /* what /v1/health reports (server/store/writer.h) */
     log_msg(LOG_ERROR, "storage error in session %s: %s", job->session_id, store_errmsg(conn));
     api_error_set(&e, 503, "storage_unavailable", NULL,
                   "the database could not store the change; nothing was written, try again");
     answer_error(job, &e);
 }
 
-/* Appends one event after (version, head), its data already in canonical form (hashed, and
- * stored as it was hashed); updates version and head in place and adds {"hash","seq","type"} of
- * it to the canonical array `written` (the caller opens and closes it). 0 or -1. */
-static int append_event(store_conn *conn, const char *session_id, int64_t *version, char head[65],
-                        const char *ts, const char *actor, const char *type, const char *data_jcs,
-                        size_t len, jcs_out *written) {
+/* Where the next event goes: the session's version, head and bytes of event data, updated in
+ * place by each append. */
+typedef struct chain_end {
+    int64_t version;
+    char head[65];
+    int64_t data_bytes;
+} chain_end;
+
+static chain_end chain_end_of(const session_row *s) {
+    chain_end e = {.version = s->version, .data_bytes = s->data_bytes};
+    memcpy(e.head, s->head, sizeof e.head);
+    return e;
+}
+
+/* Appends one event after `end`, its data already in canonical form (hashed, and stored as it
+ * was hashed); moves `end` on and adds {"hash","seq","type"} of it to the canonical array
+ * `written` (the caller opens and closes it). 0 or -1. */
+static int append_event(store_conn *conn, const char *session_id, chain_end *end, const char *ts,
+                        const char *actor, const char *type, const char *data_jcs, size_t len,
+                        jcs_out *written) {
+    int64_t *version = &end->version;
+    char *head = end->head;
     char hash[65];
     int64_t seq = *version + 1;
     if (!type || !data_jcs || chain_event_hash_jcs(head, seq, ts, actor, type, data_jcs, len, hash))
@@ -69,20 +86,20 @@ static int append_event(store_conn *conn, const char *session_id, int64_t *versi
     jcs_out_lit(written, "}");
     *version = seq;
     memcpy(head, hash, 65);
+    end->data_bytes += (int64_t)len;
     return written->failed ? -1 : 0;
 }
 
 /* Appends events [{"type","data"}...] (a JSON array) with append_event. 0 or -1. */
-static int append_events(store_conn *conn, const char *session_id, int64_t *version, char head[65],
-                         const char *ts, const char *actor, const json_t *events,
-                         jcs_out *written) {
+static int append_events(store_conn *conn, const char *session_id, chain_end *end, const char *ts,
+                         const char *actor, const json_t *events, jcs_out *written) {
     size_t i;
     json_t *ev;
     json_array_foreach(events, i, ev) {
         size_t len = 0;
         char *data_jcs = jcs_dump_new(json_object_get(ev, "data"), &len);
         int rc =
-            append_event(conn, session_id, version, head, ts, actor,
+            append_event(conn, session_id, end, ts, actor,
                          json_string_value(json_object_get(ev, "type")), data_jcs, len, written);
         free(data_jcs);
         if (rc != 0) return -1;
@@ -107,9 +124,39 @@ static void random_hex(char *out, size_t nbytes) {
     crypto_hex_encode(buf, nbytes, out);
 }
 
-/* The job's session from the cache, read from the database on a miss. Borrowed: the caller
- * changes it only after the job's writes succeeded. NULL when the job is answered (404, or a
- * storage error). */
+/* A row read from the database against its last event: the head the writer would extend must be
+ * the hash of the last stored event, at the row's version. One indexed read per cache miss
+ * (cached rows were checked when read, and only the writer changes them). 0 when they match; -1
+ * with the job answered (503 storage_corrupt, nothing written; or a storage error). */
+static int check_chain_end(store_conn *conn, const session_row *row, write_job *job) {
+    int64_t seq = 0;
+    char hash[65] = "";
+    int found = store_session_last_event(conn, row->id, &seq, hash);
+    if (found < 0) {
+        answer_storage_error(job, conn);
+        return -1;
+    }
+    if (found && seq == row->version && strcmp(hash, row->head) == 0) return 0;
+    log_msg(LOG_ERROR,
+            "session %s: its chain does not match its head (the row says version %lld, head "
+            "%.16s...; the last event is %lld, hash %.16s...): refusing to append to it",
+            row->id, (long long)row->version, row->head, (long long)(found ? seq : 0),
+            found ? hash : "(none)");
+    api_error err = {0};
+    api_error_set(&err, 503, "storage_corrupt",
+                  json_pack("{s:I, s:I}", "version", (json_int_t)row->version, "last_seq",
+                            (json_int_t)(found ? seq : 0)),
+                  "the session's stored chain does not match its head: the database was "
+                  "damaged or changed outside the daemon; nothing was written (the operator "
+                  "must restore it)");
+    answer_error(job, &err);
+    job->untouched = true; /* nothing of it was written: its batch may commit */
+    return -1;
+}
+
+/* The job's session from the cache, read from the database on a miss (and checked, above).
+ * Borrowed: the caller changes it only after the job's writes succeeded. NULL when the job is
+ * answered (404, 503 storage_corrupt, or a storage error). */
 static session_row *load_session(store_conn *conn, session_cache *cache, write_job *job) {
     session_row *cached = session_cache_borrow(cache, job->session_id);
     if (cached) return cached;
@@ -123,6 +170,10 @@ static session_row *load_session(store_conn *conn, session_cache *cache, write_j
         api_error err = {0};
         api_error_set(&err, 404, "session_not_found", NULL, "there is no such session");
         answer_error(job, &err);
+        return NULL;
+    }
+    if (check_chain_end(conn, &row, job) != 0) {
+        session_row_clear(&row); /* not cached: every later write checks it again */
         return NULL;
     }
     session_cache_put_take(cache, &row);
@@ -143,9 +194,86 @@ static bool version_conflict(bool has_expected, int64_t expected, const session_
     return true;
 }
 
+/* ---- the session's bounds (config [limits], server/store/writer.h) ---------------------- */
+
+static void state_error(const writer_limits *lim, int64_t len, bool would, api_error *err) {
+    api_error_set(err, 413, "state_too_large",
+                  json_pack("{s:I, s:I}", "max_state_bytes", (json_int_t)lim->max_state_bytes,
+                            "state_bytes", (json_int_t)len),
+                  "the session's state %s %lld bytes, more than this daemon's limit of %lld "
+                  "(limits.max_state_bytes); nothing was written",
+                  would ? "would be" : "is", (long long)len, (long long)lim->max_state_bytes);
+}
+
+/* The canonical JSON length of state (as stored) into *len: 0, or -1 out of memory. */
+static int state_size(const json_t *state, int64_t *len) {
+    size_t n = 0;
+    char *text = jcs_dump_new(state, &n);
+    if (!text) return -1;
+    free(text);
+    *len = (int64_t)n;
+    return 0;
+}
+
+/* 1 with the 413 in err when state's canonical JSON (as stored) passes max_state_bytes, 0 when it
+ * fits, -1 out of memory. *len (if not NULL) gets the size. */
+static int state_too_large(const writer_limits *lim, const json_t *state, int64_t *len,
+                           api_error *err) {
+    int64_t n = 0;
+    if (lim->max_state_bytes <= 0 && !len) return 0;
+    if (state_size(state, &n) != 0) return -1;
+    if (len) *len = n;
+    if (lim->max_state_bytes <= 0 || n <= lim->max_state_bytes) return 0;
+    state_error(lim, n, true, err);
+    return 1;
+}
+
+/* True with the 422 in err when the session holds max_events_per_session events already, or
+ * adding `adding` bytes of event data would pass max_session_bytes. */
+static bool session_full(const writer_limits *lim, const session_row *s, int64_t adding,
+                         api_error *err) {
+    if (lim->max_events_per_session > 0 && s->version >= lim->max_events_per_session) {
+        api_error_set(err, 422, "session_full",
+                      json_pack("{s:I, s:I}", "max_events_per_session",
+                                (json_int_t)lim->max_events_per_session, "events",
+                                (json_int_t)s->version),
+                      "the session holds %lld events, this daemon's limit "
+                      "(limits.max_events_per_session); nothing was written",
+                      (long long)s->version);
+        return true;
+    }
+    if (lim->max_session_bytes > 0 && s->data_bytes + adding > lim->max_session_bytes) {
+        api_error_set(err, 422, "session_full",
+                      json_pack("{s:I, s:I, s:I}", "max_session_bytes",
+                                (json_int_t)lim->max_session_bytes, "session_bytes",
+                                (json_int_t)s->data_bytes, "adding", (json_int_t)adding),
+                      "the session's events would hold %lld bytes of data, more than this "
+                      "daemon's limit of %lld (limits.max_session_bytes); nothing was written",
+                      (long long)(s->data_bytes + adding), (long long)lim->max_session_bytes);
+        return true;
+    }
+    return false;
+}
+
+/* Bytes of the data of events [{"type","data"}...] (NULL: none) as they would be stored; -1 out
+ * of memory. Rare (a module's extra events), so serialised twice. */
+static int64_t extra_events_bytes(const json_t *events) {
+    int64_t total = 0;
+    size_t i;
+    json_t *ev;
+    json_array_foreach(events, i, ev) {
+        size_t len = 0;
+        char *text = jcs_dump_new(json_object_get(ev, "data"), &len);
+        if (!text) return -1;
+        free(text);
+        total += (int64_t)len;
+    }
+    return total;
+}
+
 /* ---- create ------------------------------------------------------------------------------ */
 
-static void run_create(store_conn *conn, write_job *job) {
+static void run_create(store_conn *conn, const writer_limits *lim, write_job *job) {
     const create_request *req = &job->create;
     session_row row = {0};
     random_hex(row.id, 16);
@@ -161,6 +289,16 @@ static void run_create(store_conn *conn, write_job *job) {
     row.next_nonce = 1;
     row.seed_first_nonce = 1;
     row.state = req->state;
+    api_error err = {0};
+    int big = state_too_large(lim, row.state, &row.state_bytes, &err);
+    if (big) {
+        if (big < 0)
+            answer_storage_error(job, conn);
+        else
+            answer_error(job, &err);
+        job->session_id[0] = '\0'; /* no session was made */
+        return;
+    }
 
     json_t *dice = json_pack("{s:s}", "mode", dice_mode_name(req->mode));
     if (req->manual_by_referee) json_object_set_new(dice, "manual_by", json_string("referee"));
@@ -194,15 +332,15 @@ static void run_create(store_conn *conn, write_job *job) {
     row.version = 0;
     memcpy(row.head, CHAIN_ZERO_HASH, 65);
     log_now_rfc3339(row.created_at);
-    int64_t version = 0;
+    chain_end end = chain_end_of(&row);
     jcs_out written = {0}; /* the answer does not list the creation event */
     int rc = store_session_insert(conn, &row);
-    if (rc == 0)
-        rc = append_events(conn, row.id, &version, row.head, row.created_at, "server", events,
-                           &written);
+    if (rc == 0) rc = append_events(conn, row.id, &end, row.created_at, "server", events, &written);
     jcs_out_discard(&written);
-    row.version = version;
-    if (rc == 0) rc = store_session_update(conn, row.id, version, row.head, row.state, 1, NULL);
+    row.version = end.version;
+    memcpy(row.head, end.head, sizeof row.head);
+    row.data_bytes = end.data_bytes;
+    if (rc == 0) rc = store_session_write_row(conn, &row);
 
     char token[65];
     uint8_t digest[32];
@@ -298,7 +436,8 @@ static json_t *recorded_action_new(const rules_action *a, const action_envelope 
     return rec;
 }
 
-static void run_action(store_conn *conn, session_cache *cache, write_job *job) {
+static void run_action(store_conn *conn, session_cache *cache, const writer_limits *lim,
+                       write_job *job) {
     const action_envelope *env = &job->action;
     api_error err = {0};
     session_row *s = load_session(conn, cache, job);
@@ -331,6 +470,14 @@ static void run_action(store_conn *conn, session_cache *cache, write_job *job) {
         }
     }
     if (version_conflict(env->has_expect_version, env->expect_version, s, &err)) goto fail;
+    /* Before any die: a full session refuses without rolling, and so does one whose state
+     * already passed its bound (an action that drew secret dice commits whatever it adds:
+     * below). */
+    if (session_full(lim, s, 0, &err)) goto fail;
+    if (lim->max_state_bytes > 0 && s->state_bytes > lim->max_state_bytes) {
+        state_error(lim, s->state_bytes, false, &err);
+        goto fail;
+    }
     const rules_action *action;
     const json_t *unit;
     if (check_action(s, job, &action, &unit, &err) != 0) goto fail;
@@ -394,17 +541,39 @@ static void run_action(store_conn *conn, session_cache *cache, write_job *job) {
     data_jcs = jcs_out_take(&o, &data_len);
     if (!result_jcs || !summary_jcs || !data_jcs) goto storage_fail;
 
-    int64_t version = s->version;
+    /* The session's bounds, now that what it would store is known (nothing is written yet).
+     * Once a secret die is drawn the action commits with what the dice decided (rules/
+     * ruleset.h): refusing now would show whether the dice made it too large, a bit about a
+     * die the caller could then take back. So such an action may pass a bound once; the
+     * checks before the first die (above) refuse the session's next action. Manual dice are
+     * the caller's own, and an action that rolled nothing decides nothing by dice. */
+    bool secret_dice = !manual && dice_source_die_count(ds) > 0;
+    int64_t extra = extra_events_bytes(out.extra_events);
+    if (extra < 0) goto storage_fail;
+    if (!secret_dice && session_full(lim, s, (int64_t)data_len + extra, &err)) goto fail;
+    int64_t new_state_bytes = s->state_bytes;
+    if (out.new_state != s->state) { /* an unchanged state was measured when it was made */
+        int big = state_too_large(lim, out.new_state, &new_state_bytes, &err);
+        if (big < 0) goto storage_fail;
+        if (big && !secret_dice) goto fail;
+        if (big) {
+            api_error_clear(&err);
+            log_msg(LOG_WARN,
+                    "session %s: its state passed limits.max_state_bytes (%lld bytes) "
+                    "by an action that drew secret dice; its next action is refused",
+                    s->id, (long long)new_state_bytes);
+        }
+    }
+    chain_end end = chain_end_of(s);
     int64_t next_nonce = manual ? s->next_nonce : (int64_t)dice_source_next_nonce(ds);
-    char head[65], ts[32];
-    memcpy(head, s->head, sizeof head);
+    char ts[32];
     log_now_rfc3339(ts);
     jcs_out_lit(&written, "[");
     /* The session row itself is written once per batch (session_cache.h). */
-    if (append_event(conn, s->id, &version, head, ts, job->role, env->type, data_jcs, data_len,
-                     &written) != 0 ||
+    if (append_event(conn, s->id, &end, ts, job->role, env->type, data_jcs, data_len, &written) !=
+            0 ||
         (out.extra_events &&
-         append_events(conn, s->id, &version, head, ts, job->role, out.extra_events, &written)))
+         append_events(conn, s->id, &end, ts, job->role, out.extra_events, &written)))
         goto storage_fail;
     jcs_out_lit(&written, "]");
     size_t written_len = 0;
@@ -413,13 +582,13 @@ static void run_action(store_conn *conn, session_cache *cache, write_job *job) {
     if (events_jcs) jcs_out_raw(&o, events_jcs, written_len);
     free(events_jcs);
     jcs_out_lit(&o, ",\"head\":\"");
-    jcs_out_raw(&o, head, 64);
+    jcs_out_raw(&o, end.head, 64);
     jcs_out_lit(&o, "\",\"result\":");
     jcs_out_raw(&o, result_jcs, result_len);
     jcs_out_lit(&o, ",\"summary\":");
     jcs_out_raw(&o, summary_jcs, summary_len);
     jcs_out_lit(&o, ",\"version\":");
-    jcs_out_int(&o, version);
+    jcs_out_int(&o, end.version);
     jcs_out_lit(&o, "}");
     if (!events_jcs) o.failed = 1;
     answer_text(job, 200, &o);
@@ -430,9 +599,11 @@ static void run_action(store_conn *conn, session_cache *cache, write_job *job) {
     if (alloc_guard_failed()) goto storage_fail; /* something built above may be incomplete */
     if (job->status == 200) {
         /* Every write of the job succeeded: the cached row follows. */
-        s->version = version;
-        job->version = version;
-        memcpy(s->head, head, sizeof head);
+        s->version = end.version;
+        job->version = end.version;
+        memcpy(s->head, end.head, sizeof end.head);
+        s->data_bytes = end.data_bytes;
+        s->state_bytes = new_state_bytes;
         s->next_nonce = next_nonce;
         json_decref(s->state);
         s->state = out.new_state;
@@ -464,6 +635,7 @@ done:
 typedef struct appended {
     int64_t version;
     char head[65];
+    int64_t data_bytes;
     char *events_jcs;
     size_t events_len;
 } appended;
@@ -474,12 +646,14 @@ static int append_for_caller(store_conn *conn, const session_row *s, const write
                              const json_t *events, appended *a) {
     jcs_out written = {0};
     char ts[32];
-    a->version = s->version;
-    memcpy(a->head, s->head, sizeof a->head);
+    chain_end end = chain_end_of(s);
     log_now_rfc3339(ts);
     jcs_out_lit(&written, "[");
-    if (!events ||
-        append_events(conn, s->id, &a->version, a->head, ts, job->role, events, &written) != 0) {
+    int rc = events ? append_events(conn, s->id, &end, ts, job->role, events, &written) : -1;
+    a->version = end.version;
+    memcpy(a->head, end.head, sizeof a->head);
+    a->data_bytes = end.data_bytes;
+    if (rc != 0) {
         jcs_out_discard(&written);
         return -1;
     }
@@ -513,6 +687,7 @@ static bool cache_follows(session_cache *cache, session_row *s, write_job *job, 
     s->version = a->version;
     job->version = a->version;
     memcpy(s->head, a->head, sizeof s->head);
+    s->data_bytes = a->data_bytes;
     session_cache_mark_dirty(cache, s->id);
     return true;
 }
@@ -667,13 +842,134 @@ static void run_webhooks(store_conn *conn, session_cache *cache, write_job *job)
     job->version = s->version;
 }
 
-void session_write_run(store_conn *conn, session_cache *cache, write_job *job) {
+/* ---- tokens: the referee rotates a role's token, or revokes a side's --------------------- */
+
+/* True when role ("referee" or "side:<name>") is one of the session's. */
+static bool role_of_session(const session_row *s, const char *role) {
+    if (strcmp(role, "referee") == 0) return true;
+    if (strncmp(role, "side:", 5) != 0) return false;
+    size_t i;
+    json_t *side;
+    json_array_foreach(s->sides, i, side) {
+        if (json_is_string(side) && strcmp(json_string_value(side), role + 5) == 0) return true;
+    }
+    return false;
+}
+
+/* The checks of a token change, before anything is written: 0 to go on, -1 with err set (or
+ * with the job answered: a storage error, *answered). */
+static int check_token_change(store_conn *conn, const session_row *s, const writer_limits *lim,
+                              write_job *job, api_error *err, bool *answered) {
+    const char *role = job->token_role;
+    if (!role_of_session(s, role)) {
+        json_t *roles = json_array();
+        json_array_append_new(roles, json_string("referee"));
+        size_t i;
+        json_t *side;
+        json_array_foreach(s->sides, i, side) {
+            json_array_append_new(roles, json_sprintf("side:%s", json_string_value(side)));
+        }
+        api_error_set(err, 422, "unknown_role",
+                      json_pack("{s:s, s:o}", "role", role, "roles", roles),
+                      "'%s' is not a role of this session (details.roles lists them)", role);
+        return -1;
+    }
+    if (job->token_revoke && strcmp(role, "referee") == 0) {
+        api_error_set(err, 409, "not_applicable", NULL,
+                      "the referee's token cannot be revoked (a session always has a referee): "
+                      "rotate it instead");
+        return -1;
+    }
+    if (version_conflict(job->has_expect_version, job->expect_version, s, err)) return -1;
+    if (session_full(lim, s, 0, err)) return -1;
+    if (!job->token_revoke) return 0;
+    int has = store_token_exists(conn, s->id, role);
+    if (has < 0) {
+        answer_storage_error(job, conn);
+        *answered = true;
+        return -1;
+    }
+    if (!has) {
+        api_error_set(err, 409, "not_applicable", json_pack("{s:s}", "role", role),
+                      "%s has no token to revoke (already revoked); rotate it to give it one",
+                      role);
+        return -1;
+    }
+    return 0;
+}
+
+/* Rotate: a new token for the role (returned once, stored as its digest); revoke: the side's
+ * token is deleted. Either is an event on the chain, token_rotated / token_revoked {role}, never
+ * with the token; other nodes forget the session's cached tokens when it commits. */
+static void run_tokens(store_conn *conn, session_cache *cache, const writer_limits *lim,
+                       write_job *job) {
+    api_error err = {0};
+    session_row *s = load_session(conn, cache, job);
+    if (!s) return;
+    bool answered = false;
+    if (check_token_change(conn, s, lim, job, &err, &answered) != 0) {
+        if (!answered) answer_error(job, &err);
+        return;
+    }
+    const char *role = job->token_role;
+    json_t *events =
+        json_pack("[{s:s, s:{s:s}}]", "type", job->token_revoke ? "token_revoked" : "token_rotated",
+                  "data", "role", role);
+    int64_t adding = events ? extra_events_bytes(events) : -1;
+    if (adding >= 0 && session_full(lim, s, adding, &err)) {
+        json_decref(events);
+        answer_error(job, &err);
+        return;
+    }
+    char token[65] = "";
+    if (!job->token_revoke) {
+        random_hex(token, 32);
+        crypto_sha256(token, 64, job->token_digest);
+    }
+    appended a = {0};
+    int rc = adding < 0          ? -1
+             : job->token_revoke ? (store_token_delete(conn, s->id, role) == 1 ? 0 : -1)
+                                 : store_token_set(conn, s->id, role, job->token_digest);
+    if (rc == 0) rc = append_for_caller(conn, s, job, events, &a);
+    if (rc == 0) rc = store_notify_tokens(conn, s->id);
+    if (rc != 0) {
+        answer_storage_error(job, conn);
+    } else {
+        /* {events, head, role[, token], version}, in RFC 8785 order. */
+        jcs_out after = {0};
+        jcs_out_lit(&after, "\"role\":");
+        jcs_out_string(&after, role, strlen(role));
+        if (!job->token_revoke) {
+            jcs_out_lit(&after, ",\"token\":\"");
+            jcs_out_raw(&after, token, 64);
+            jcs_out_lit(&after, "\"");
+        }
+        jcs_out_lit(&after, ",");
+        char *t = jcs_out_take(&after, NULL);
+        if (t)
+            answer_appended(job, "", t, &a);
+        else
+            answer_storage_error(job, conn);
+        free(t);
+    }
+    if (alloc_guard_failed()) answer_storage_error(job, conn);
+    cache_follows(cache, s, job, &a);
+    memset(token, 0, sizeof token);
+    free(a.events_jcs);
+    json_decref(events);
+}
+
+void session_write_run(store_conn *conn, session_cache *cache, const writer_limits *lim,
+                       write_job *job) {
     switch (job->kind) {
     case WRITE_CREATE_SESSION:
-        run_create(conn, job);
+        run_create(conn, lim, job);
         break;
     case WRITE_ACTION:
-        run_action(conn, cache, job);
+        run_action(conn, cache, lim, job);
+        break;
+    case WRITE_TOKENS:
+        run_tokens(conn, cache, lim, job);
         break;
     case WRITE_REVEAL:
         run_reveal(conn, cache, job);

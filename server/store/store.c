@@ -58,11 +58,44 @@ int store_session_update(store_conn *c, const char *id, int64_t version, const c
     char *text = store_dump_json_new(state);
     char *entropy_text = entropy ? store_dump_json_new(entropy) : NULL;
     int rc = text && (entropy_text || !entropy)
-                 ? c->ops->session_update(c, id, version, head, text, next_nonce, entropy_text)
+                 ? c->ops->session_update(c, id, version, head, text, next_nonce, entropy_text, -1)
                  : -1;
     free(text);
     free(entropy_text);
     return rc;
+}
+
+int store_session_write_row(store_conn *c, const session_row *r) {
+    char *text = store_dump_json_new(r->state);
+    char *entropy_text = r->entropy ? store_dump_json_new(r->entropy) : NULL;
+    int rc = text && (entropy_text || !r->entropy)
+                 ? c->ops->session_update(c, r->id, r->version, r->head, text, r->next_nonce,
+                                          entropy_text, r->data_bytes)
+                 : -1;
+    free(text);
+    free(entropy_text);
+    return rc;
+}
+
+int store_session_recount_bytes(store_conn *c, const char *id) {
+    return c->ops->session_recount_bytes(c, id);
+}
+
+int store_session_last_event(store_conn *c, const char *id, int64_t *seq, char hash[65]) {
+    return c->ops->session_last_event(c, id, seq, hash);
+}
+
+store_fault store_last_fault(store_conn *c) {
+    return c->ops->last_fault(c);
+}
+
+store_fault store_probe_write(store_conn *c) {
+    return c->ops->probe_write(c);
+}
+
+const char *store_fault_name(store_fault f) {
+    static const char *const names[] = {"ok", "read_only", "full", "failing"};
+    return (unsigned)f < sizeof names / sizeof names[0] ? names[f] : "failing";
 }
 
 int store_session_seed_update(store_conn *c, const char *id, const uint8_t seed[32],
@@ -88,9 +121,38 @@ int store_notify_webhooks(store_conn *c, const char *session_id) {
     return c->ops->notify(c, "umpire_webhooks", session_id);
 }
 
+int store_notify_tokens(store_conn *c, const char *session_id) {
+    return c->ops->notify(c, "umpire_tokens", session_id);
+}
+
 int store_token_insert(store_conn *c, const char *session_id, const char *role,
                        const uint8_t digest[32]) {
     return c->ops->token_insert(c, session_id, role, digest);
+}
+
+int store_token_set(store_conn *c, const char *session_id, const char *role,
+                    const uint8_t digest[32]) {
+    return c->ops->token_set(c, session_id, role, digest);
+}
+
+int store_token_delete(store_conn *c, const char *session_id, const char *role) {
+    return c->ops->token_delete(c, session_id, role);
+}
+
+typedef struct role_match {
+    const char *role;
+    bool found;
+} role_match;
+
+static void match_role(void *arg, const char *role, const uint8_t *digest, size_t len) {
+    role_match *m = arg;
+    (void)digest, (void)len;
+    if (strcmp(role, m->role) == 0) m->found = true;
+}
+
+int store_token_exists(store_conn *c, const char *session_id, const char *role) {
+    role_match m = {.role = role};
+    return c->ops->tokens_each(c, session_id, match_role, &m) < 0 ? -1 : m.found;
 }
 
 typedef struct token_match {
@@ -191,11 +253,26 @@ int store_webhooks_each(store_conn *c,
 
 /* ---- export and import ---------------------------------------------------------------------- */
 
-static const char *const sessions_cols[] = {
-    "id",      "ruleset",   "ruleset_version", "title",           "sides",      "visibility",
-    "options", "dice_mode", "dice_seed",       "dice_commitment", "next_nonce", "version",
-    "head",    "state",     "created_at",      "dice_manual_by",  "entropy",    "seed_first_nonce",
-    NULL};
+static const char *const sessions_cols[] = {"id",
+                                            "ruleset",
+                                            "ruleset_version",
+                                            "title",
+                                            "sides",
+                                            "visibility",
+                                            "options",
+                                            "dice_mode",
+                                            "dice_seed",
+                                            "dice_commitment",
+                                            "next_nonce",
+                                            "version",
+                                            "head",
+                                            "state",
+                                            "created_at",
+                                            "dice_manual_by",
+                                            "entropy",
+                                            "seed_first_nonce",
+                                            "data_bytes",
+                                            NULL};
 static const char *const tokens_cols[] = {"session_id", "role", "digest", NULL};
 static const char *const events_cols[] = {"session_id", "seq",  "ts",   "actor", "type",
                                           "data",       "prev", "hash", NULL};
@@ -203,9 +280,10 @@ static const char *const idem_cols[] = {"session_id",  "caller",   "key",
                                         "body_digest", "response", NULL};
 static const char *const webhooks_cols[] = {"session_id", "position", "url", "format", NULL};
 
-/* Bits: column index. Types follow migrations/0001_init.sql to 0003_fair_dice.sql. */
+/* Bits: column index. Types follow migrations/0001_init.sql to 0004_session_bytes.sql. */
 static const store_table_def table_defs[] = {
-    {"sessions", sessions_cols, 1u << 8, (1u << 2) | (1u << 10) | (1u << 11) | (1u << 17), "id"},
+    {"sessions", sessions_cols, 1u << 8,
+     (1u << 2) | (1u << 10) | (1u << 11) | (1u << 17) | (1u << 18), "id"},
     {"tokens", tokens_cols, 1u << 2, 0, "session_id, role"},
     {"events", events_cols, 0, 1u << 1, "session_id, seq"},
     {"idempotency", idem_cols, 1u << 3, 0, "session_id, caller, key"},
@@ -227,19 +305,29 @@ int store_dump_table(store_conn *c, const char *table, int (*fn)(void *arg, cons
     return t ? c->ops->dump_table(c, t, fn, arg) : -1;
 }
 
-/* What a row exported before migration 0003 lacks, as that migration fills it in. */
-static json_t *row_before_0003_new(const char *table, const json_t *row) {
-    const char *column = strcmp(table, "idempotency") == 0 ? "caller"
-                         : strcmp(table, "sessions") == 0  ? "seed_first_nonce"
-                                                           : NULL;
-    if (!column || json_object_get(row, column)) return NULL;
+/* Copies row with column set to value_take (a copy: row is the caller's). NULL without memory. */
+static json_t *row_with_new(const json_t *row, const char *column, json_t *value_take) {
     json_t *filled = json_copy((json_t *)row);
+    if (filled && json_object_set_new(filled, column, value_take) == 0) return filled;
+    json_decref(filled);
+    return NULL;
+}
+
+/* What a row exported before migrations 0003 and 0004 lacks, as they fill it in. */
+static json_t *row_before_0004_new(const char *table, const json_t *row) {
+    json_t *filled = NULL;
     /* A key of an old export has no caller: '' matches none (it answers no retry, rather than
      * another caller's); the current seed's first nonce is taken as 1. */
-    json_t *value = strcmp(column, "caller") == 0 ? json_string("") : json_integer(1);
-    if (filled && json_object_set_new(filled, column, value) != 0) {
+    if (strcmp(table, "idempotency") == 0 && !json_object_get(row, "caller"))
+        return row_with_new(row, "caller", json_string(""));
+    if (strcmp(table, "sessions") != 0) return NULL;
+    if (!json_object_get(row, "seed_first_nonce"))
+        filled = row_with_new(row, "seed_first_nonce", json_integer(1));
+    /* The import counts the bytes again once the events are in (store_session_recount_bytes). */
+    if (!json_object_get(filled ? filled : row, "data_bytes")) {
+        json_t *more = row_with_new(filled ? filled : row, "data_bytes", json_integer(0));
         json_decref(filled);
-        return NULL;
+        filled = more;
     }
     return filled;
 }
@@ -247,7 +335,7 @@ static json_t *row_before_0003_new(const char *table, const json_t *row) {
 int store_load_row(store_conn *c, const char *table, const json_t *row) {
     const store_table_def *t = table_def(table);
     if (!t || !json_is_object(row)) return -1;
-    json_t *filled = row_before_0003_new(table, row);
+    json_t *filled = row_before_0004_new(table, row);
     int rc = c->ops->load_row(c, t, filled ? filled : row);
     json_decref(filled);
     return rc;

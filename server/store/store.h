@@ -46,6 +46,21 @@ int store_exec(store_conn *c, const char *sql);
 /* Applies the backend's migrations (server/store/migrate.h). Number applied, or -1 with err. */
 int store_migrate(store_conn *c, char *err, size_t errlen);
 
+/* Why the database refuses writes, from the last failed call of a connection: what /v1/health
+ * reports (server/store/writer.h). */
+typedef enum {
+    STORE_FAULT_NONE,      /* writable, or a failure that says nothing about the store */
+    STORE_FAULT_READ_ONLY, /* a read-only file or database (SQLite READONLY, SQLSTATE 25006) */
+    STORE_FAULT_FULL,      /* no space left (SQLite FULL, SQLSTATE 53100) */
+    STORE_FAULT_FAILING,   /* I/O errors, a corrupt file, the connection to the server lost */
+} store_fault;
+/* The fault the connection's last failed call shows. */
+store_fault store_last_fault(store_conn *c);
+/* Whether the database would take a write, without writing: SQLite BEGIN IMMEDIATE and
+ * ROLLBACK; PostgreSQL transaction_read_only. STORE_FAULT_FULL is never found this way. */
+store_fault store_probe_write(store_conn *c);
+const char *store_fault_name(store_fault f); /* "ok", "read_only", "full", "failing" */
+
 typedef enum {
     STORE_TX_BEGIN,    /* a write transaction (SQLite: BEGIN IMMEDIATE) */
     STORE_TX_SNAPSHOT, /* a read-only transaction seeing one snapshot throughout */
@@ -81,6 +96,13 @@ typedef struct session_row {
     json_t *entropy;
     char entropy_digest[65];
     int64_t seed_first_nonce; /* the first nonce of the current seed (set by each reveal) */
+    /* Bytes of event data the session stores (the sum of its events' data texts; migration
+     * 0004): what limits.max_session_bytes bounds, kept as a running total so that no append
+     * counts the whole log. */
+    int64_t data_bytes;
+    /* Bytes of the state as stored (its canonical JSON text), or 0 when not known: what
+     * limits.max_state_bytes bounds, checked before an action rolls (session_write.c). */
+    int64_t state_bytes;
 } session_row;
 
 void session_row_clear(session_row *row);
@@ -91,6 +113,14 @@ int store_session_insert(store_conn *c, const session_row *row);
  * force (NULL: none). */
 int store_session_update(store_conn *c, const char *id, int64_t version, const char *head,
                          const json_t *state, int64_t next_nonce, const json_t *entropy);
+/* Writes the projection of row as store_session_update does, and its data_bytes. */
+int store_session_write_row(store_conn *c, const session_row *row);
+/* Sets data_bytes of session id to the sum of its events' data (import: whatever the file said). */
+int store_session_recount_bytes(store_conn *c, const char *id);
+/* The seq and hash of the session's last event: 1 found, 0 no event, -1 storage error. The writer
+ * compares them with the row's version and head before it appends (a broken chain is never
+ * extended). */
+int store_session_last_event(store_conn *c, const char *id, int64_t *seq, char hash[65]);
 /* A reveal: the fresh seed, its commitment and its first nonce; the entropy in force ends with
  * the old seed. */
 int store_session_seed_update(store_conn *c, const char *id, const uint8_t seed[32],
@@ -111,6 +141,16 @@ int store_notify_webhooks(store_conn *c, const char *session_id);
 
 int store_token_insert(store_conn *c, const char *session_id, const char *role,
                        const uint8_t digest[32]);
+/* A rotation: role's token becomes digest's (inserted when the role had none: revoked). */
+int store_token_set(store_conn *c, const char *session_id, const char *role,
+                    const uint8_t digest[32]);
+/* A revocation: role has no token any more. 1 deleted, 0 it had none, -1 storage error. */
+int store_token_delete(store_conn *c, const char *session_id, const char *role);
+/* 1 when role has a token in the session, 0 not, -1 storage error. */
+int store_token_exists(store_conn *c, const char *session_id, const char *role);
+/* Inside a write transaction: once it commits, other nodes forget the session's cached tokens
+ * (PostgreSQL NOTIFY umpire_tokens, payload "<id>"). A no-op for SQLite. */
+int store_notify_tokens(store_conn *c, const char *session_id);
 /* Finds the role of a bearer token in a session, comparing SHA-256 digests in constant time.
  * 1 found (role written), 0 unknown token, STORE_NO_SESSION when the session does not exist
  * (every session has a referee token), -1 storage error. */

@@ -12,9 +12,14 @@ struct store_ops {
     int (*tx)(store_conn *c, store_tx_id t);
     int (*session_get)(store_conn *c, const char *id, session_row *out);
     int (*session_insert)(store_conn *c, const session_row *row);
-    /* entropy_json: NULL stores NULL */
+    /* entropy_json: NULL stores NULL; data_bytes < 0 leaves the stored total */
     int (*session_update)(store_conn *c, const char *id, int64_t version, const char *head,
-                          const char *state_json, int64_t next_nonce, const char *entropy_json);
+                          const char *state_json, int64_t next_nonce, const char *entropy_json,
+                          int64_t data_bytes);
+    int (*session_recount_bytes)(store_conn *c, const char *id);
+    int (*session_last_event)(store_conn *c, const char *id, int64_t *seq, char hash[65]);
+    store_fault (*last_fault)(store_conn *c);
+    store_fault (*probe_write)(store_conn *c);
     int (*session_seed_update)(store_conn *c, const char *id, const uint8_t seed[32],
                                const char *commitment, int64_t first_nonce);
     int64_t (*session_version)(store_conn *c, const char *id);
@@ -23,6 +28,9 @@ struct store_ops {
     int (*notify)(store_conn *c, const char *channel, const char *payload);
     int (*token_insert)(store_conn *c, const char *session_id, const char *role,
                         const uint8_t digest[32]);
+    int (*token_set)(store_conn *c, const char *session_id, const char *role,
+                     const uint8_t digest[32]);
+    int (*token_delete)(store_conn *c, const char *session_id, const char *role);
     /* Calls fn for each (role, digest) of the session; returns rows seen, or -1. */
     int (*tokens_each)(store_conn *c, const char *session_id,
                        void (*fn)(void *arg, const char *role, const uint8_t *digest,

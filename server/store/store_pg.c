@@ -24,7 +24,11 @@ typedef enum {
     PS_SESSION_VERSION,
     PS_LOCK_SESSIONS,
     PS_NOTIFY,
+    PS_SESSION_LAST_EVENT,
+    PS_SESSION_RECOUNT,
     PS_TOKEN_INSERT,
+    PS_TOKEN_SET,
+    PS_TOKEN_DELETE,
     PS_TOKENS_OF_SESSION,
     PS_EVENT_INSERT,
     PS_EVENTS_PAGE,
@@ -37,14 +41,21 @@ static const char *const pg_sql[PS_COUNT] = {
     [PS_SESSION_GET] =
         "SELECT id, ruleset, ruleset_version, title, sides, visibility, options, "
         "dice_mode, dice_seed, dice_commitment, next_nonce, version, head, state, "
-        "created_at, dice_manual_by, entropy, seed_first_nonce FROM sessions WHERE id = $1",
+        "created_at, dice_manual_by, entropy, seed_first_nonce, data_bytes FROM sessions "
+        "WHERE id = $1",
     [PS_SESSION_INSERT] =
         "INSERT INTO sessions (id, ruleset, ruleset_version, title, sides, visibility, options, "
         "dice_mode, dice_seed, dice_commitment, next_nonce, version, head, state, created_at, "
         "dice_manual_by) "
         "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
     [PS_SESSION_UPDATE] = "UPDATE sessions SET version = $2, head = $3, state = $4, "
-                          "next_nonce = $5, entropy = $6 WHERE id = $1",
+                          "next_nonce = $5, entropy = $6, data_bytes = coalesce($7, data_bytes) "
+                          "WHERE id = $1",
+    [PS_SESSION_LAST_EVENT] = "SELECT seq, hash FROM events WHERE session_id = $1 "
+                              "ORDER BY seq DESC LIMIT 1",
+    /* Bytes, as migrations/postgresql/0004_session_bytes.sql counts them. */
+    [PS_SESSION_RECOUNT] = "UPDATE sessions SET data_bytes = (SELECT coalesce(sum(octet_length("
+                           "data)), 0) FROM events WHERE session_id = $1) WHERE id = $1",
     [PS_SESSION_SEED_UPDATE] = "UPDATE sessions SET dice_seed = $2, dice_commitment = $3, "
                                "entropy = NULL, seed_first_nonce = $4 WHERE id = $1",
     [PS_SESSION_VERSION] = "SELECT version FROM sessions WHERE id = $1",
@@ -55,6 +66,9 @@ static const char *const pg_sql[PS_COUNT] = {
     /* Delivered to every LISTENer when (and only if) the transaction commits. */
     [PS_NOTIFY] = "SELECT pg_notify($1, $2)",
     [PS_TOKEN_INSERT] = "INSERT INTO tokens (session_id, role, digest) VALUES ($1, $2, $3)",
+    [PS_TOKEN_SET] = "INSERT INTO tokens (session_id, role, digest) VALUES ($1, $2, $3) "
+                     "ON CONFLICT (session_id, role) DO UPDATE SET digest = excluded.digest",
+    [PS_TOKEN_DELETE] = "DELETE FROM tokens WHERE session_id = $1 AND role = $2",
     [PS_TOKENS_OF_SESSION] = "SELECT role, digest FROM tokens WHERE session_id = $1",
     [PS_EVENT_INSERT] = "INSERT INTO events (session_id, seq, ts, actor, type, data, prev, hash) "
                         "VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
@@ -83,10 +97,17 @@ typedef struct pgstore_conn {
     bool prepared[PS_COUNT];
     bool in_tx; /* between BEGIN and COMMIT/ROLLBACK: a broken connection is never replaced */
     char err[256];
+    char sqlstate[6]; /* of the last failed statement, "" when none said */
 } pgstore_conn;
 
 static pgstore_conn *PG(store_conn *c) {
     return (pgstore_conn *)c;
+}
+
+/* The SQLSTATE of a failed result (store_last_fault reads it). */
+static void keep_sqlstate(pgstore_conn *p, const PGresult *r) {
+    const char *code = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+    snprintf(p->sqlstate, sizeof p->sqlstate, "%s", code ? code : "");
 }
 
 static void set_err(pgstore_conn *p, const char *what) {
@@ -180,7 +201,7 @@ static int pg_exec(store_conn *c, const char *sql) {
     revive(p);
     PGresult *r = PQexec(p->pg, sql);
     int rc = result_ok(r) ? 0 : -1;
-    if (rc) set_err(p, NULL);
+    if (rc) set_err(p, NULL), keep_sqlstate(p, r);
     PQclear(r);
     return rc;
 }
@@ -223,8 +244,10 @@ static int pg_tx(store_conn *c, store_tx_id t) {
         rc = -1;
     } else if (rc) {
         set_err(p, NULL);
+        keep_sqlstate(p, r);
     } else {
         p->err[0] = '\0';
+        p->sqlstate[0] = '\0';
     }
     PQclear(r);
     return rc;
@@ -254,9 +277,11 @@ static PGresult *run(pgstore_conn *p, pg_stmt_id id, int n, const char *const *p
         PGresult *r = PQexecPrepared(p->pg, name, n, params, NULL, NULL, 0);
         if (result_ok(r)) {
             p->err[0] = '\0';
+            p->sqlstate[0] = '\0';
             return r;
         }
         set_err(p, NULL);
+        keep_sqlstate(p, r);
         PQclear(r);
         if (attempt == 0 && idle && PQstatus(p->pg) == CONNECTION_BAD) continue;
         return NULL;
@@ -388,11 +413,13 @@ static int pg_session_get(store_conn *c, const char *id, session_row *out) {
     out->version = value_int(r, 0, 11);
     copy_value(out->head, sizeof out->head, r, 0, 12);
     out->state = value_json(r, 0, 13);
+    out->state_bytes = PQgetlength(r, 0, 13);
     copy_value(out->created_at, sizeof out->created_at, r, 0, 14);
     copy_value(out->manual_by, sizeof out->manual_by, r, 0, 15);
     bool has_entropy = !PQgetisnull(r, 0, 16);
     if (has_entropy) out->entropy = value_json(r, 0, 16);
     out->seed_first_nonce = value_int(r, 0, 17);
+    out->data_bytes = value_int(r, 0, 18);
     PQclear(r);
     if (!out->sides || !out->options || !out->state || (has_entropy && !out->entropy)) {
         session_row_clear(out);
@@ -433,12 +460,64 @@ static int pg_session_insert(store_conn *c, const session_row *row) {
 }
 
 static int pg_session_update(store_conn *c, const char *id, int64_t version, const char *head,
-                             const char *state_json, int64_t next_nonce, const char *entropy_json) {
-    char v[24], n[24];
+                             const char *state_json, int64_t next_nonce, const char *entropy_json,
+                             int64_t data_bytes) {
+    char v[24], n[24], b[24];
     snprintf(v, sizeof v, "%" PRId64, version);
     snprintf(n, sizeof n, "%" PRId64, next_nonce);
-    const char *params[] = {id, v, head, state_json, n, entropy_json};
-    return run_done(PG(c), PS_SESSION_UPDATE, 6, params);
+    snprintf(b, sizeof b, "%" PRId64, data_bytes);
+    const char *params[] = {id, v, head, state_json, n, entropy_json, data_bytes >= 0 ? b : NULL};
+    return run_done(PG(c), PS_SESSION_UPDATE, 7, params);
+}
+
+static int pg_session_recount_bytes(store_conn *c, const char *id) {
+    const char *params[] = {id};
+    return run_done(PG(c), PS_SESSION_RECOUNT, 1, params);
+}
+
+static int pg_session_last_event(store_conn *c, const char *id, int64_t *seq, char hash[65]) {
+    const char *params[] = {id};
+    PGresult *r = run(PG(c), PS_SESSION_LAST_EVENT, 1, params);
+    if (!r) return -1;
+    int found = PQntuples(r) == 1;
+    if (found) {
+        *seq = value_int(r, 0, 0);
+        copy_value(hash, 65, r, 0, 1);
+    }
+    PQclear(r);
+    return found;
+}
+
+/* SQLSTATE classes: 25006 read_only_sql_transaction (a standby, default_transaction_read_only),
+ * 53100 disk_full, 58030 io_error, XX001/XX002 data or index corrupted; a lost connection. */
+static store_fault pg_last_fault(store_conn *c) {
+    pgstore_conn *p = PG(c);
+    if (strcmp(p->sqlstate, "25006") == 0) return STORE_FAULT_READ_ONLY;
+    if (strcmp(p->sqlstate, "53100") == 0) return STORE_FAULT_FULL;
+    if (strcmp(p->sqlstate, "58030") == 0 || strncmp(p->sqlstate, "XX00", 4) == 0 ||
+        PQstatus(p->pg) != CONNECTION_OK)
+        return STORE_FAULT_FAILING;
+    return STORE_FAULT_NONE;
+}
+
+/* A read-only transaction by default (a hot standby, or set by the operator) refuses every
+ * write; a server that cannot be reached is failing. Nothing is written. */
+static store_fault pg_probe_write(store_conn *c) {
+    pgstore_conn *p = PG(c);
+    if (p->in_tx) return STORE_FAULT_NONE; /* never inside the writer's transaction */
+    revive(p);
+    PGresult *r = PQexec(p->pg, "SELECT current_setting('transaction_read_only')");
+    store_fault f = STORE_FAULT_NONE;
+    if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1) {
+        set_err(p, NULL);
+        keep_sqlstate(p, r);
+        f = pg_last_fault(c);
+        if (f == STORE_FAULT_NONE) f = STORE_FAULT_FAILING;
+    } else if (strcmp(PQgetvalue(r, 0, 0), "on") == 0) {
+        f = STORE_FAULT_READ_ONLY;
+    }
+    PQclear(r);
+    return f;
 }
 
 static int pg_session_seed_update(store_conn *c, const char *id, const uint8_t seed[32],
@@ -498,6 +577,23 @@ static int pg_token_insert(store_conn *c, const char *session_id, const char *ro
     bytea_hex(digest, 32, hex);
     const char *params[] = {session_id, role, hex};
     return run_done(PG(c), PS_TOKEN_INSERT, 3, params);
+}
+
+static int pg_token_set(store_conn *c, const char *session_id, const char *role,
+                        const uint8_t digest[32]) {
+    char hex[2 + 64 + 1];
+    bytea_hex(digest, 32, hex);
+    const char *params[] = {session_id, role, hex};
+    return run_done(PG(c), PS_TOKEN_SET, 3, params);
+}
+
+static int pg_token_delete(store_conn *c, const char *session_id, const char *role) {
+    const char *params[] = {session_id, role};
+    PGresult *r = run(PG(c), PS_TOKEN_DELETE, 2, params);
+    if (!r) return -1;
+    int deleted = atoi(PQcmdTuples(r)) > 0;
+    PQclear(r);
+    return deleted;
 }
 
 static int pg_tokens_each(store_conn *c, const char *session_id,
@@ -578,6 +674,7 @@ static PGresult *params_exec(pgstore_conn *p, const char *sql, int n, const char
     PGresult *r = PQexecParams(p->pg, sql, n, NULL, params, NULL, NULL, 0);
     if (!result_ok(r)) {
         set_err(p, NULL);
+        keep_sqlstate(p, r);
         PQclear(r);
         return NULL;
     }
@@ -728,10 +825,16 @@ const store_ops store_pg_ops = {
     .session_insert = pg_session_insert,
     .session_update = pg_session_update,
     .session_seed_update = pg_session_seed_update,
+    .session_recount_bytes = pg_session_recount_bytes,
+    .session_last_event = pg_session_last_event,
+    .last_fault = pg_last_fault,
+    .probe_write = pg_probe_write,
     .session_version = pg_session_version,
     .lock_sessions = pg_lock_sessions,
     .notify = pg_notify,
     .token_insert = pg_token_insert,
+    .token_set = pg_token_set,
+    .token_delete = pg_token_delete,
     .tokens_each = pg_tokens_each,
     .event_insert = pg_event_insert,
     .events_page_new = pg_events_page_new,

@@ -20,7 +20,11 @@ typedef enum {
     ST_SESSION_UPDATE,
     ST_SESSION_SEED_UPDATE,
     ST_SESSION_VERSION,
+    ST_SESSION_LAST_EVENT,
+    ST_SESSION_RECOUNT,
     ST_TOKEN_INSERT,
+    ST_TOKEN_SET,
+    ST_TOKEN_DELETE,
     ST_TOKENS_OF_SESSION,
     ST_EVENT_INSERT,
     ST_EVENTS_PAGE,
@@ -60,18 +64,29 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_SESSION_GET] =
         "SELECT id, ruleset, ruleset_version, title, sides, visibility, options, "
         "dice_mode, dice_seed, dice_commitment, next_nonce, version, head, state, "
-        "created_at, dice_manual_by, entropy, seed_first_nonce FROM sessions WHERE id = ?1",
+        "created_at, dice_manual_by, entropy, seed_first_nonce, data_bytes FROM sessions "
+        "WHERE id = ?1",
     [ST_SESSION_INSERT] =
         "INSERT INTO sessions (id, ruleset, ruleset_version, title, sides, visibility, options, "
         "dice_mode, dice_seed, dice_commitment, next_nonce, version, head, state, created_at, "
         "dice_manual_by) "
         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
     [ST_SESSION_UPDATE] = "UPDATE sessions SET version = ?2, head = ?3, state = ?4, "
-                          "next_nonce = ?5, entropy = ?6 WHERE id = ?1",
+                          "next_nonce = ?5, entropy = ?6, data_bytes = coalesce(?7, data_bytes) "
+                          "WHERE id = ?1",
+    /* The primary key's last entry: one b-tree descent. */
+    [ST_SESSION_LAST_EVENT] = "SELECT seq, hash FROM events WHERE session_id = ?1 "
+                              "ORDER BY seq DESC LIMIT 1",
+    /* Bytes, as migrations/0004_session_bytes.sql counts them. */
+    [ST_SESSION_RECOUNT] = "UPDATE sessions SET data_bytes = (SELECT coalesce(sum(length(CAST("
+                           "data AS BLOB))), 0) FROM events WHERE session_id = ?1) WHERE id = ?1",
     [ST_SESSION_SEED_UPDATE] = "UPDATE sessions SET dice_seed = ?2, dice_commitment = ?3, "
                                "entropy = NULL, seed_first_nonce = ?4 WHERE id = ?1",
     [ST_SESSION_VERSION] = "SELECT version FROM sessions WHERE id = ?1",
     [ST_TOKEN_INSERT] = "INSERT INTO tokens (session_id, role, digest) VALUES (?1, ?2, ?3)",
+    [ST_TOKEN_SET] = "INSERT INTO tokens (session_id, role, digest) VALUES (?1, ?2, ?3) "
+                     "ON CONFLICT (session_id, role) DO UPDATE SET digest = excluded.digest",
+    [ST_TOKEN_DELETE] = "DELETE FROM tokens WHERE session_id = ?1 AND role = ?2",
     [ST_TOKENS_OF_SESSION] = "SELECT role, digest FROM tokens WHERE session_id = ?1",
     [ST_EVENT_INSERT] = "INSERT INTO events (session_id, seq, ts, actor, type, data, prev, hash) "
                         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
@@ -249,11 +264,13 @@ static int sq_session_get(store_conn *c, const char *id, session_row *out) {
     out->version = sqlite3_column_int64(st, 11);
     copy_text(out->head, sizeof out->head, st, 12);
     out->state = column_json(st, 13);
+    out->state_bytes = sqlite3_column_bytes(st, 13);
     copy_text(out->created_at, sizeof out->created_at, st, 14);
     copy_text(out->manual_by, sizeof out->manual_by, st, 15);
     bool has_entropy = sqlite3_column_type(st, 16) != SQLITE_NULL;
     if (has_entropy) out->entropy = column_json(st, 16);
     out->seed_first_nonce = sqlite3_column_int64(st, 17);
+    out->data_bytes = sqlite3_column_int64(st, 18);
     sqlite3_reset(st);
     if (!out->sides || !out->options || !out->state || (has_entropy && !out->entropy)) {
         session_row_clear(out);
@@ -293,7 +310,8 @@ static int sq_session_insert(store_conn *c, const session_row *r) {
 }
 
 static int sq_session_update(store_conn *c, const char *id, int64_t version, const char *head,
-                             const char *state_json, int64_t next_nonce, const char *entropy_json) {
+                             const char *state_json, int64_t next_nonce, const char *entropy_json,
+                             int64_t data_bytes) {
     sqlite3_stmt *st = stmt(c, ST_SESSION_UPDATE);
     if (!st) return -1;
     sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
@@ -305,7 +323,62 @@ static int sq_session_update(store_conn *c, const char *id, int64_t version, con
         sqlite3_bind_text(st, 6, entropy_json, -1, SQLITE_STATIC);
     else
         sqlite3_bind_null(st, 6);
+    if (data_bytes >= 0) sqlite3_bind_int64(st, 7, data_bytes); /* else NULL: kept */
     return step_done(st);
+}
+
+static int sq_session_recount_bytes(store_conn *c, const char *id) {
+    sqlite3_stmt *st = stmt(c, ST_SESSION_RECOUNT);
+    if (!st) return -1;
+    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+    return step_done(st);
+}
+
+static int sq_session_last_event(store_conn *c, const char *id, int64_t *seq, char hash[65]) {
+    sqlite3_stmt *st = stmt(c, ST_SESSION_LAST_EVENT);
+    if (!st) return -1;
+    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *seq = sqlite3_column_int64(st, 0);
+        copy_text(hash, 65, st, 1);
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* The primary result code of the last call: SQLite keeps it until the next call. */
+static store_fault sq_last_fault(store_conn *c) {
+    switch (sqlite3_errcode(DB(c)) & 0xff) {
+    case SQLITE_READONLY:
+        return STORE_FAULT_READ_ONLY;
+    case SQLITE_FULL:
+        return STORE_FAULT_FULL;
+    case SQLITE_IOERR:
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+    case SQLITE_CANTOPEN:
+        return STORE_FAULT_FAILING;
+    default:
+        return STORE_FAULT_NONE;
+    }
+}
+
+/* A file SQLite could open for reading only (its mode, a read-only mount) stays so for the
+ * connection's life. Otherwise a statement that would write, and writes nothing, inside a
+ * transaction rolled back: under WAL, BEGIN IMMEDIATE alone succeeds on a read-only file (its
+ * lock is in the -shm file). A writer busy elsewhere (SQLITE_BUSY) says nothing about the store.
+ */
+static store_fault sq_probe_write(store_conn *c) {
+    if (sqlite3_db_readonly(DB(c), "main") == 1) return STORE_FAULT_READ_ONLY;
+    if (sqlite3_exec(DB(c), "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+        return sq_last_fault(c);
+    store_fault f = STORE_FAULT_NONE;
+    if (sqlite3_exec(DB(c), "UPDATE schema_migrations SET version = version WHERE 0", NULL, NULL,
+                     NULL) != SQLITE_OK)
+        f = sq_last_fault(c);
+    sqlite3_exec(DB(c), "ROLLBACK", NULL, NULL, NULL);
+    return f;
 }
 
 static int sq_session_seed_update(store_conn *c, const char *id, const uint8_t seed[32],
@@ -351,6 +424,24 @@ static int sq_token_insert(store_conn *c, const char *session_id, const char *ro
     sqlite3_bind_text(st, 2, role, -1, SQLITE_STATIC);
     sqlite3_bind_blob(st, 3, digest, 32, SQLITE_STATIC);
     return step_done(st);
+}
+
+static int sq_token_set(store_conn *c, const char *session_id, const char *role,
+                        const uint8_t digest[32]) {
+    sqlite3_stmt *st = stmt(c, ST_TOKEN_SET);
+    if (!st) return -1;
+    sqlite3_bind_text(st, 1, session_id, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, role, -1, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 3, digest, 32, SQLITE_STATIC);
+    return step_done(st);
+}
+
+static int sq_token_delete(store_conn *c, const char *session_id, const char *role) {
+    sqlite3_stmt *st = stmt(c, ST_TOKEN_DELETE);
+    if (!st) return -1;
+    sqlite3_bind_text(st, 1, session_id, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, role, -1, SQLITE_STATIC);
+    return step_done(st) == 0 ? sqlite3_changes(DB(c)) > 0 : -1;
 }
 
 static int sq_tokens_each(store_conn *c, const char *session_id,
@@ -584,10 +675,16 @@ const store_ops store_sqlite_ops = {
     .session_insert = sq_session_insert,
     .session_update = sq_session_update,
     .session_seed_update = sq_session_seed_update,
+    .session_recount_bytes = sq_session_recount_bytes,
+    .session_last_event = sq_session_last_event,
+    .last_fault = sq_last_fault,
+    .probe_write = sq_probe_write,
     .session_version = sq_session_version,
     .lock_sessions = sq_lock_sessions,
     .notify = sq_notify,
     .token_insert = sq_token_insert,
+    .token_set = sq_token_set,
+    .token_delete = sq_token_delete,
     .tokens_each = sq_tokens_each,
     .event_insert = sq_event_insert,
     .events_page_new = sq_events_page_new,

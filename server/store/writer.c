@@ -7,9 +7,12 @@
 #include "server/store/session_cache.h"
 #include "server/store/session_write.h"
 
+#include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct writer {
     uv_loop_t *loop;
@@ -17,9 +20,13 @@ struct writer {
     checkpointer *ckpt;   /* NULL: SQLite checkpoints inside the commits */
     session_cache *cache; /* writer thread only */
     int64_t group_max, queue_max;
-    bool shared;       /* PostgreSQL: other nodes write the same database */
-    char (*ids)[33];   /* group_max: the sessions of the batch being run */
-    int64_t *versions; /* group_max: their versions, under lock */
+    writer_limits limits; /* set before the first job */
+    bool shared;          /* PostgreSQL: other nodes write the same database */
+    /* store_fault: written by the writer thread (and writer_new), read by any thread. */
+    atomic_int storage;
+    store_fault batch_fault; /* writer thread: the first fault the running batch met */
+    char (*ids)[33];         /* group_max: the sessions of the batch being run */
+    int64_t *versions;       /* group_max: their versions, under lock */
     uv_thread_t thread;
     uv_async_t async;
     pthread_mutex_t mu;
@@ -58,6 +65,38 @@ static void set_storage_error(write_job *job) {
     job->status = e.status;
     job->body = api_error_body_new(&e, &job->body_len);
     api_error_clear(&e);
+}
+
+/* Writer thread: the store's state changes; logged once per change. */
+static void set_storage(writer *w, store_fault f, const char *why) {
+    store_fault old = (store_fault)atomic_exchange(&w->storage, (int)f);
+    if (old == f) return;
+    if (f == STORE_FAULT_NONE)
+        log_msg(LOG_INFO, "storage: writable again (%s); /v1/health answers ok", why);
+    else
+        log_msg(LOG_ERROR,
+                "storage: the database is %s (%s); /v1/health answers 503 until a write "
+                "succeeds",
+                f == STORE_FAULT_READ_ONLY ? "read-only"
+                : f == STORE_FAULT_FULL    ? "full (no space left)"
+                                           : "failing (I/O errors or the server lost)",
+                why);
+}
+
+/* Writer thread: a statement of the running batch failed; what the connection says of it. */
+static void note_fault(writer *w) {
+    if (w->batch_fault == STORE_FAULT_NONE) w->batch_fault = store_last_fault(w->conn);
+}
+
+/* Writer thread: asks the store whether it would take a write. A probe cannot see a full disk
+ * (nothing is written): that state waits for a commit. */
+static void probe(writer *w) {
+    store_fault f = store_probe_write(w->conn);
+    store_fault now = (store_fault)atomic_load(&w->storage);
+    if (f != STORE_FAULT_NONE)
+        set_storage(w, f, store_errmsg(w->conn));
+    else if (now != STORE_FAULT_FULL)
+        set_storage(w, f, "probe");
 }
 
 /* The batch's sessions, sorted and distinct, into ids (at most n of them); their count. */
@@ -128,7 +167,9 @@ static void set_outcome_unknown(write_job *job) {
  * succeeds. Only a job that fails while writing (5xx: storage, memory) may leave part of its
  * changes; then the whole batch is rolled back and every job of it answered 503. */
 static void run_batch(writer *w, write_job *batch) {
+    w->batch_fault = STORE_FAULT_NONE;
     bool began = store_tx(w->conn, STORE_TX_BEGIN) == 0, failed = !began;
+    if (!began) note_fault(w);
     bool savepoints = !w->shared;
     size_t nids = 0;
     if (began && w->shared) {
@@ -139,8 +180,10 @@ static void run_batch(writer *w, write_job *batch) {
         /* The job may load its session into a slot whose row has an unwritten change: that
          * change is written here, before the savepoint, so the job's rollback cannot undo it. */
         if (!failed && j->kind != WRITE_CREATE_SESSION && j->session_id[0] &&
-            session_cache_make_room(w->cache, w->conn, j->session_id) != 0)
+            session_cache_make_room(w->cache, w->conn, j->session_id) != 0) {
             failed = true;
+            note_fault(w);
+        }
         if (failed) {
             set_storage_error(j);
             continue;
@@ -153,7 +196,9 @@ static void run_batch(writer *w, write_job *batch) {
             continue;
         }
         alloc_guard_reset();
-        session_write_run(w->conn, w->cache, j);
+        session_write_run(w->conn, w->cache, &w->limits, j);
+        if (j->fault != STORE_FAULT_NONE && w->batch_fault == STORE_FAULT_NONE)
+            w->batch_fault = j->fault;
         /* A jansson allocation that failed inside the job may have left an event incomplete:
          * never acknowledge it (session_write checks too, before touching its cache). */
         if (alloc_guard_failed() && j->status >= 200 && j->status <= 299) set_storage_error(j);
@@ -167,14 +212,21 @@ static void run_batch(writer *w, write_job *batch) {
             failed = true; /* the job's writes could not be undone: the batch must not commit */
         if (store_tx(w->conn, STORE_TX_RELEASE) != 0) failed = true;
     }
-    if (!began) return;
+    if (!began) {
+        if (w->batch_fault != STORE_FAULT_NONE) set_storage(w, w->batch_fault, "BEGIN failed");
+        return;
+    }
     alloc_guard_reset();
     bool flushed = !failed && session_cache_flush(w->cache, w->conn) == 0 && !alloc_guard_failed();
     if (flushed && w->shared && notify_batch(w, batch, w->ids, nids) != 0) flushed = false;
-    if (!flushed || store_tx(w->conn, STORE_TX_COMMIT) != 0) {
+    bool committed = flushed && store_tx(w->conn, STORE_TX_COMMIT) == 0;
+    if (!committed) {
+        note_fault(w);
         log_msg(LOG_ERROR, "%s failed: %s",
                 flushed ? "commit" : "writing the session rows (or notifying)",
                 store_errmsg(w->conn));
+        if (w->batch_fault != STORE_FAULT_NONE)
+            set_storage(w, w->batch_fault, store_errmsg(w->conn));
         store_tx(w->conn, STORE_TX_ROLLBACK);
         /* Cached rows may hold changes of this batch that never reached the disk. */
         session_cache_clear(w->cache);
@@ -185,7 +237,18 @@ static void run_batch(writer *w, write_job *batch) {
                 else
                     set_storage_error(j);
             }
+        return;
     }
+    /* Committed: the store took writes, unless a job of the batch met a fault of its own. A
+     * batch of refusals only wrote nothing, which proves nothing (a read-only file commits an
+     * empty transaction). */
+    bool wrote = false;
+    for (const write_job *j = batch; j && !wrote; j = j->next)
+        wrote = j->status >= 200 && j->status <= 299 && !j->replayed;
+    if (w->batch_fault != STORE_FAULT_NONE)
+        set_storage(w, w->batch_fault, store_errmsg(w->conn));
+    else if (wrote)
+        set_storage(w, STORE_FAULT_NONE, "a commit succeeded");
 }
 
 static void writer_thread(void *arg) {
@@ -193,8 +256,25 @@ static void writer_thread(void *arg) {
     pthread_setname_np(pthread_self(), "umpire-writer"); /* for top, perf and gdb */
     for (;;) {
         pthread_mutex_lock(&w->mu);
-        while (!w->queue_head && !w->stopping)
-            pthread_cond_wait(&w->cond, &w->mu);
+        while (!w->queue_head && !w->stopping) {
+            store_fault f = (store_fault)atomic_load(&w->storage);
+            if (f != STORE_FAULT_READ_ONLY && f != STORE_FAULT_FAILING) {
+                pthread_cond_wait(&w->cond, &w->mu);
+                continue;
+            }
+            /* Read-only or failing: the store is probed again now and then, so that /health
+             * recovers without a client's write (a balancer may send none to a node it took
+             * out). */
+            struct timespec until;
+            clock_gettime(CLOCK_REALTIME, &until);
+            until.tv_sec += WRITER_PROBE_MS / 1000;
+            if (pthread_cond_timedwait(&w->cond, &w->mu, &until) == ETIMEDOUT && !w->queue_head &&
+                !w->stopping) {
+                pthread_mutex_unlock(&w->mu);
+                probe(w);
+                pthread_mutex_lock(&w->mu);
+            }
+        }
         if (!w->queue_head && w->stopping) {
             pthread_mutex_unlock(&w->mu);
             break;
@@ -275,6 +355,8 @@ writer *writer_new(uv_loop_t *loop, store_conn *conn_take, checkpointer *ckpt_ta
         return NULL;
     }
     w->queue_max = queue_max > 0 ? queue_max : 1;
+    /* Before the first request: a read-only file is reported by /health from the start. */
+    probe(w);
     pthread_mutex_init(&w->mu, NULL);
     pthread_cond_init(&w->cond, NULL);
     uv_async_init(loop, &w->async, on_async);
@@ -291,6 +373,16 @@ writer *writer_new(uv_loop_t *loop, store_conn *conn_take, checkpointer *ckpt_ta
         return NULL;
     }
     return w;
+}
+
+void writer_set_limits(writer *w, const writer_limits *lim) {
+    pthread_mutex_lock(&w->mu); /* the writer thread reads them after taking a job under mu */
+    w->limits = *lim;
+    pthread_mutex_unlock(&w->mu);
+}
+
+store_fault writer_storage(writer *w) {
+    return (store_fault)atomic_load(&w->storage);
 }
 
 int writer_submit(writer *w, write_job *job) {

@@ -20,7 +20,8 @@ typedef enum {
     WRITE_ACTION,
     WRITE_REVEAL,
     WRITE_WEBHOOKS,
-    WRITE_ENTROPY
+    WRITE_ENTROPY,
+    WRITE_TOKENS /* the referee rotates a role's token or revokes a side's */
 } write_kind;
 
 typedef struct write_job {
@@ -36,15 +37,21 @@ typedef struct write_job {
     bool has_idempotency_key;
     char idempotency_key[IDEMPOTENCY_KEY_MAX + 1];
     uint8_t body_digest[32];
+    /* WRITE_TOKENS: the role whose token changes, and how; token_digest is set by the writer to
+     * the new token's digest (rotate), which the token cache may keep at once. */
+    char token_role[48];
+    bool token_revoke;
+    uint8_t token_digest[32];
 
     /* Set by the writer: the answer. */
     int status;
     char *body; /* owned, malloc'd */
     size_t body_len;
-    bool replayed;   /* an idempotent replay of a stored answer */
-    bool untouched;  /* a 5xx answered before the job wrote anything: its batch may commit */
-    int64_t version; /* the session's version after the job (WRITE_WEBHOOKS: when the list was
-                      * stored); 0 when it failed */
+    bool replayed;     /* an idempotent replay of a stored answer */
+    bool untouched;    /* a 5xx answered before the job wrote anything: its batch may commit */
+    int64_t version;   /* the session's version after the job (WRITE_WEBHOOKS: when the list was
+                        * stored); 0 when it failed */
+    store_fault fault; /* a statement of the job failed this way (store_last_fault) */
 
     /* Called on the loop thread once the answer is final (committed or failed). */
     void (*done)(struct write_job *job);
@@ -58,6 +65,14 @@ void write_job_free(write_job *job);
 
 typedef struct writer writer;
 
+/* What one session may hold (config [limits]): a state's canonical JSON (413 state_too_large),
+ * its events and the bytes of their data (422 session_full). Values <= 0: no bound. */
+typedef struct writer_limits {
+    int64_t max_state_bytes;
+    int64_t max_events_per_session;
+    int64_t max_session_bytes;
+} writer_limits;
+
 typedef struct checkpointer checkpointer;
 
 /* Takes ownership of conn and of ckpt (server/store/checkpointer.h; NULL: SQLite's automatic
@@ -65,6 +80,15 @@ typedef struct checkpointer checkpointer;
  * at most. NULL on failure. */
 writer *writer_new(uv_loop_t *loop, store_conn *conn_take, checkpointer *ckpt_take,
                    int64_t group_max, int64_t queue_max);
+/* Sets the limits of every later job; call before the first writer_submit. */
+void writer_set_limits(writer *w, const writer_limits *lim);
+/* Whether the store takes writes, as the writer last saw it: STORE_FAULT_NONE, or the fault of a
+ * failed commit or write (cleared by the next commit that succeeds), or of the probe run at
+ * start and, while the store is read-only or failing, every WRITER_PROBE_MS. Any thread; no
+ * database round trip (GET /v1/health reads it on every probe). */
+store_fault writer_storage(writer *w);
+#define WRITER_PROBE_MS 2000
+
 /* Queues job (ownership passes to the writer until done is called). -1 when the queue is full or
  * the writer is stopping: the job is untouched and still the caller's. */
 int writer_submit(writer *w, write_job *job);

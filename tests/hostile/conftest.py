@@ -21,7 +21,8 @@ def _time_limit():
 
 @pytest.fixture
 def hostile():
-    """hostile(server={...}, storage={...}, log={...}, preexec_fn=None) -> started daemon."""
+    """hostile(server={...}, storage={...}, log={...}, limits={...}, ..., preexec_fn=None) ->
+    started daemon."""
     started = []
 
     def _start(**kw):

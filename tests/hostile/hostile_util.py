@@ -17,7 +17,7 @@ INTEGRATION = Path(__file__).resolve().parents[1] / "integration"
 if str(INTEGRATION) not in sys.path:
     sys.path.insert(0, str(INTEGRATION))
 
-from umpire_client import Client, Daemon, free_port  # noqa: E402
+from umpire_client import TEST_LIMITS, Client, Daemon, free_port  # noqa: E402
 
 __all__ = ["Client", "HostileDaemon", "access_lines", "finish", "parse_head", "percentile",
            "tcp_state", "wait_until"]
@@ -35,14 +35,19 @@ def _toml_value(v):
 
 class HostileDaemon(Daemon):
     """umpire_client.Daemon started with --config FILE (and optionally a preexec_fn, e.g. to
-    lower RLIMIT_NOFILE). server/storage/log: dicts of keys written into the config file."""
+    lower RLIMIT_NOFILE). server/storage/log, and any other table given by keyword (limits=,
+    work=, webhooks=...): dicts of keys written into the config file."""
 
-    def __init__(self, server=None, storage=None, log=None, preexec_fn=None):
+    def __init__(self, server=None, storage=None, log=None, preexec_fn=None, **other_tables):
         super().__init__()
         self.preexec_fn = preexec_fn
         self.config_path = os.path.join(self.workdir, "umpire.toml")
         tables = {"server": dict(server or {}), "storage": dict(storage or {}),
                   "log": dict(log or {})}
+        tables.update({name: dict(keys or {}) for name, keys in other_tables.items()})
+        for name, keys in TEST_LIMITS.items():  # one address plays every client here too
+            for k, v in keys.items():
+                tables.setdefault(name, {}).setdefault(k, v)
         with open(self.config_path, "w") as f:
             for name, keys in tables.items():
                 f.write(f"[{name}]\n")

@@ -41,6 +41,7 @@ def health_ok(port):
 
 def test_out_of_descriptors_no_busy_loop_and_recovers(hostile):
     d = hostile(server={"max_connections": 4096, "header_timeout_ms": 60000,
+                        "max_connections_per_client": 1048576,  # the flood is many clients
                         "idle_timeout_ms": 60000},
                 storage={"synchronous": "normal"}, preexec_fn=low_fd_limit)
     with open(f"/proc/{d.proc.pid}/limits") as f:

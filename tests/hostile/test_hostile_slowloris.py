@@ -152,7 +152,10 @@ def test_slowloris_does_not_slow_normal_clients_and_gets_408(hostile):
     # synchronous = normal: the roll's commit is not an fsync, whose latency on a shared disk
     # is noise unrelated to the HTTP layer under test.
     d = hostile(server={"header_timeout_ms": HEADER_TIMEOUT_MS, "idle_timeout_ms": 30000,
-                        "max_connections": 1024},
+                        "max_connections": 1024,
+                        # the slow connections stand for many clients (one address is capped:
+                        # tests/hostile/test_client_caps.py)
+                        "max_connections_per_client": 1048576},
                 storage={"synchronous": "normal"})
     client = Client(d)
     created = client.create_session()

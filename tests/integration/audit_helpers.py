@@ -16,7 +16,7 @@ from fractions import Fraction
 from itertools import product
 
 from umpire_client import (REPO_ROOT, START_TIMEOUT, Daemon, DbConn, _EarlyExit, db_errors,
-                           free_port, strict_json_loads)
+                           free_port, strict_json_loads, with_test_limits)
 from umpire_ref import ZERO64, event_hash, flat_dice, jcs, parse_expr, kept
 
 SEED = "5eed" * 16
@@ -60,7 +60,7 @@ class ConfiguredDaemon(Daemon):
         self.extra_env = dict(env or {})
         self.config = os.path.join(self.workdir, "umpire.toml")
         with open(self.config, "w") as f:
-            f.write(config_text)
+            f.write(with_test_limits(config_text))
 
     def start(self, timeout=START_TIMEOUT):
         if not os.path.exists(self.binary):

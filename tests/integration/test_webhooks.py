@@ -1042,9 +1042,12 @@ def test_bad_webhooks_config_is_refused_at_start(line, key):
 
 def test_hanging_receivers_do_not_starve_other_sessions(daemon_factory, client_factory, rx):
     """72 hooks (9 sessions of 8) whose receiver hangs must not hold back the webhook of a
-    tenth session: each hook has its own request in flight."""
-    d, c = start(daemon_factory, client_factory, timeout_ms=30000)
-    with WebhookReceiver() as slow:
+    tenth session, to another host: each hook has its own request in flight, and the hanging
+    host holds at most its share of the slots (webhooks.max_slots_per_host, 64 by default;
+    tests/hostile/test_webhook_shares.py has more hooks than slots)."""
+    d, c = start(daemon_factory, client_factory, timeout_ms=30000,
+                 allow_hosts="127.0.0.1,127.0.0.2")
+    with WebhookReceiver(host="127.0.0.2") as slow:
         slow.hang_all()
         try:
             for i in range(9):

@@ -30,6 +30,62 @@ if BACKEND not in ("sqlite", "postgresql"):
     raise RuntimeError(f"UMPIRE_TEST_BACKEND={BACKEND!r}: expected sqlite or postgresql")
 ON_POSTGRESQL = BACKEND == "postgresql"
 
+# What one client may ask of the daemon (config [limits], [server]) is bounded per address, and
+# every test talks from 127.0.0.1: the test daemons lift those bounds unless the test's own
+# config sets them (the tests of the bounds themselves: tests/hostile/test_client_limits.py).
+TEST_LIMITS = {
+    "limits": {f"{kind}_{what}": 100000000 if what == "per_minute" and kind == "actions"
+               else 1000000
+               for kind in ("create", "actions", "odds", "verify", "webhook_changes")
+               for what in ("per_minute", "burst")},
+    "server": {"max_connections_per_client": 1048576, "max_streams_per_client": 1048576,
+               "max_streams_per_session": 1048576, "max_streams_per_token": 1048576},
+    "work": {"per_client": 1024},
+}
+
+
+def _toml_scalar(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    return json.dumps(str(v))  # a TOML basic string is JSON's escaping for our ASCII values
+
+
+@contextlib.contextmanager
+def tmpfs(size, prefix="umpire-tmpfs-"):
+    """A tmpfs of `size` ("4m") mounted on a fresh directory, for tests of a full disk; skips
+    the test where mounting needs a root this machine does not give."""
+    import pytest
+    mnt = tempfile.mkdtemp(prefix=prefix)
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", mnt],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        os.rmdir(mnt)
+        pytest.skip(f"cannot mount a tmpfs (needs root): {r.stderr.strip() or r.returncode}")
+    try:
+        yield mnt
+    finally:
+        subprocess.run(["umount", "-l", mnt], capture_output=True)
+        with contextlib.suppress(OSError):
+            os.rmdir(mnt)
+
+
+def with_test_limits(config_text=None):
+    """config_text (TOML; None for none) with TEST_LIMITS added where it sets nothing, as TOML
+    text. Tables and keys the test sets win."""
+    import tomllib
+    tables = tomllib.loads(config_text or "")
+    for name, keys in TEST_LIMITS.items():
+        table = tables.setdefault(name, {})
+        for k, v in keys.items():
+            table.setdefault(k, v)
+    out = []
+    for name, keys in tables.items():
+        out.append(f"[{name}]")
+        out += [f"{k} = {_toml_scalar(v)}" for k, v in keys.items()]
+    return "\n".join(out) + "\n"
+
 
 def umpired_path():
     p = os.environ.get("UMPIRED", "build/umpired")
@@ -318,11 +374,9 @@ class Daemon:
         self.binary = binary or umpired_path()
         self.workdir = tempfile.mkdtemp(prefix="umpire-it-")
         self.db = new_db_arg(self.workdir)
-        self.config_path = None
-        if config is not None:
-            self.config_path = os.path.join(self.workdir, "config.toml")
-            with open(self.config_path, "w") as f:
-                f.write(config)
+        self.config_path = os.path.join(self.workdir, "config.toml")
+        with open(self.config_path, "w") as f:
+            f.write(with_test_limits(config))
         self.extra_args = list(args or ())
         self.stderr_path = os.path.join(self.workdir, "stderr.log")
         self.stdout_path = os.path.join(self.workdir, "stdout.log")

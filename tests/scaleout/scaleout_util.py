@@ -24,7 +24,7 @@ for _p in (TESTS / "pg", TESTS / "integration"):
 import pg_server  # noqa: E402
 from audit_helpers import SSEClient  # noqa: E402,F401
 from umpire_client import (SANITIZER_MARKERS, START_TIMEOUT, Client, Daemon,  # noqa: E402,F401
-                           _EarlyExit, free_port, umpired_path)
+                           _EarlyExit, free_port, umpired_path, with_test_limits)
 from umpire_ref import (check_consecutive_nonces, check_dice_against_seed,  # noqa: E402,F401
                         event_hash, flat_dice, jcs, verify_chain)
 
@@ -47,11 +47,9 @@ class Node(Daemon):
         self.name = name
         self.workdir = tempfile.mkdtemp(prefix=f"umpire-so-{name}-")
         self.db = db
-        self.config_path = None
-        if config is not None:
-            self.config_path = os.path.join(self.workdir, "config.toml")
-            with open(self.config_path, "w") as f:
-                f.write(config)
+        self.config_path = os.path.join(self.workdir, "config.toml")
+        with open(self.config_path, "w") as f:
+            f.write(with_test_limits(config))
         self.extra_args = []
         self.stderr_path = os.path.join(self.workdir, "stderr.log")
         self.stdout_path = os.path.join(self.workdir, "stdout.log")

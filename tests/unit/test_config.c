@@ -56,6 +56,40 @@ static const struct {
     {"webhooks.retry_base_ms", "15"},
     {"webhooks.queue_max", "16"},
     {"webhooks.max_total", "17"},
+    {"webhooks.max_per_client", "49"},
+    {"webhooks.max_slots_per_host", "50"},
+    {"webhooks.idle_expire_ms", "51"},
+    {"server.body_timeout_ms", "21"},
+    {"server.max_connections_per_client", "22"},
+    {"server.stream_share_percent", "23"},
+    {"server.max_streams_per_client", "24"},
+    {"server.max_streams_per_session", "25"},
+    {"server.max_streams_per_token", "26"},
+    {"server.max_stream_lifetime_ms", "2700"},
+    {"storage.quick_check_ms", "0"},
+    {"limits.session_creation", "\"key\""},
+    {"limits.operator_key", "\"op-secret\""},
+    {"limits.trusted_proxies", "\"10.0.0.1, 192.168.0.0/16, ::1, fd00::/8\""},
+    {"limits.clients_max", "29"},
+    {"limits.create_per_minute", "30"},
+    {"limits.create_burst", "31"},
+    {"limits.actions_per_minute", "32"},
+    {"limits.actions_burst", "33"},
+    {"limits.odds_per_minute", "34"},
+    {"limits.odds_burst", "35"},
+    {"limits.verify_per_minute", "36"},
+    {"limits.verify_burst", "37"},
+    {"limits.webhook_changes_per_minute", "38"},
+    {"limits.webhook_changes_burst", "39"},
+    {"limits.max_setup_bytes", "40"},
+    {"limits.max_state_bytes", "41"},
+    {"limits.max_events_per_session", "42"},
+    {"limits.max_session_bytes", "43"},
+    {"work.odds_threads", "44"},
+    {"work.odds_queue_max", "45"},
+    {"work.verify_threads", "46"},
+    {"work.verify_queue_max", "47"},
+    {"work.per_client", "48"},
 };
 #define NON_DEFAULT_COUNT (sizeof non_default / sizeof non_default[0])
 
@@ -68,7 +102,7 @@ static umpire_config defaults(void) {
 /* Every key set to its non_default value, written with root-level dotted keys
  * ("server.listen = ...") so that form of TOML is exercised as well. */
 static umpire_config all_non_default(void) {
-    static char toml[4096];
+    static char toml[8192];
     size_t pos = 0;
     for (size_t i = 0; i < NON_DEFAULT_COUNT; i++)
         pos += (size_t)snprintf(toml + pos, sizeof toml - pos, "%s = %s\n", non_default[i].key,
@@ -133,7 +167,7 @@ static void write_temp(char path[64], const char *text, size_t len) {
 
 static void test_key_table(void **state) {
     (void)state;
-    assert_int_equal(config_key_count(), 27);
+    assert_int_equal(config_key_count(), 61);
     for (size_t i = 0; i < config_key_count(); i++) {
         const char *name = config_key_name(i);
         assert_non_null(name);
@@ -359,6 +393,21 @@ static void test_webhook_hosts(void **state) {
     expect_ok("[webhooks]\nallow_hosts = \"\"\n", &cfg);
     assert_string_equal(cfg.webhook_allow_hosts, "");
     expect_ok("[webhooks]\nallow_hosts = \"[::1], *.example.org\"\n", &cfg);
+}
+
+/* [limits] trusted_proxies: addresses with an optional prefix, nothing else. */
+static void test_trusted_proxies(void **state) {
+    (void)state;
+    static const char *const bad[] = {"10.0.0", "10.0.0.1/33", "::1/129",    "10.0.0.0/",
+                                      "proxy",  "10.0.0.1/-1", "10.0.0.1/8x"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char toml[128];
+        snprintf(toml, sizeof toml, "[limits]\ntrusted_proxies = \"%s\"\n", bad[i]);
+        expect_error(toml, "test.toml:2: ", "'limits.trusted_proxies'");
+    }
+    umpire_config cfg = defaults();
+    expect_ok("[limits]\ntrusted_proxies = \"127.0.0.1,10.0.0.0/8 , ::1, fd00::/8\"\n", &cfg);
+    assert_string_equal(cfg.trusted_proxies, "127.0.0.1,10.0.0.0/8 , ::1, fd00::/8");
 }
 
 static void test_out_of_range(void **state) {
@@ -669,6 +718,7 @@ int main(void) {
         cmocka_unit_test(test_parse_listen),
         cmocka_unit_test(test_equal),
         cmocka_unit_test(test_webhook_hosts),
+        cmocka_unit_test(test_trusted_proxies),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -166,7 +166,7 @@ static void start_clients(fixture *f, size_t n, int64_t want) {
 
 static void handler(http_request *req, void *user) {
     fixture *f = user;
-    live_subscribe(f->live, req, SID, 0);
+    live_subscribe(f->live, req, SID, "", 0);
 }
 
 static void on_reads_closed(void *arg) {

@@ -8,7 +8,10 @@
 #include "rules/dice_source.h"
 #include "server/api/odds.h"
 
+#include <uv.h>
+
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +30,29 @@ static json_t *odds_of(const char *expr, api_error *err) {
     json_decref(state);
     free(decoded);
     return answer;
+}
+
+/* As odds_of, through odds_enumerate_cancellable_new with cancel. */
+typedef struct cancellable_run {
+    const char *expr;
+    atomic_bool cancel;
+    api_error err;
+    json_t *answer;
+} cancellable_run;
+
+static void run_cancellable(void *arg) {
+    cancellable_run *r = arg;
+    const rules_action *a = ruleset_action(ruleset_find("generic"), "roll");
+    void *decoded = calloc(1, a->decoded_size);
+    json_t *fields = json_pack("{s:s}", "expr", r->expr);
+    json_t *state = json_pack("{s:[], s:i}", "units", "rolls", 0);
+    assert_int_equal(a->decode(fields, decoded, &r->err), 0);
+    rules_ctx ctx = {state, NULL, "referee", NULL, NULL};
+    r->answer = odds_enumerate_cancellable_new(a, decoded, &ctx, ODDS_MAX_COMBINATIONS, &r->cancel,
+                                               &r->err);
+    json_decref(fields);
+    json_decref(state);
+    free(decoded);
 }
 
 /* counts[t] = number of ways n dice of s sides sum to t (plain convolution). */
@@ -322,6 +348,41 @@ static void a_large_magic_realm_round_is_refused_at_once(void **state) {
     json_decref(scenario);
 }
 
+/* The client has gone: an enumeration stops between two runs, and one cancelled before it
+ * starts runs nothing; not cancelled, it gives the same answer as odds_enumerate_new. */
+static void a_cancelled_enumeration_stops(void **state) {
+    (void)state;
+    cancellable_run r = {.expr = "2d6"};
+    atomic_init(&r.cancel, false);
+    run_cancellable(&r);
+    api_error err = {0};
+    json_t *plain = odds_of("2d6", &err);
+    assert_non_null(r.answer);
+    assert_true(json_equal(r.answer, plain));
+    json_decref(r.answer);
+    json_decref(plain);
+
+    cancellable_run pre = {.expr = "2d6"};
+    atomic_init(&pre.cancel, true);
+    run_cancellable(&pre);
+    assert_null(pre.answer);
+    assert_int_equal(pre.err.status, 503);
+    assert_string_equal(pre.err.code, "cancelled");
+    api_error_clear(&pre.err);
+
+    /* 2d1000: a million runs, seconds of work; cancelled 50 ms in, it returns long before */
+    cancellable_run mid = {.expr = "2d1000"};
+    atomic_init(&mid.cancel, false);
+    uv_thread_t t;
+    assert_int_equal(uv_thread_create(&t, run_cancellable, &mid), 0);
+    uv_sleep(50);
+    atomic_store(&mid.cancel, true);
+    uv_thread_join(&t);
+    assert_null(mid.answer);
+    assert_string_equal(mid.err.code, "cancelled");
+    api_error_clear(&mid.err);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(three_d6_gives_27_of_216_for_ten),
@@ -333,6 +394,7 @@ int main(void) {
         cmocka_unit_test(the_enumeration_never_runs_past_its_limit),
         cmocka_unit_test(large_resolutions_lower_the_limit),
         cmocka_unit_test(a_large_magic_realm_round_is_refused_at_once),
+        cmocka_unit_test(a_cancelled_enumeration_stops),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

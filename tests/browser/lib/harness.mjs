@@ -48,11 +48,17 @@ export async function startDaemon({ dir: reuse, port: fixedPort } = {}) {
   const dir = reuse || mkdtempSync(path.join(tmpdir(), 'umpire-browser-'));
   const args = ['--db', path.join(dir, 'umpire.db')];
   const webRoot = process.env.UMPIRE_WEB_ROOT ?? path.join(repoRoot, 'web');
+  // Every test talks from 127.0.0.1: the per-address rates of [limits] are lifted (their own
+  // tests are tests/hostile/test_client_limits.py).
+  let confText = '[limits]\n' +
+    ['create', 'actions', 'odds', 'verify', 'webhook_changes']
+      .map((k) => `${k}_per_minute = 1000000\n${k}_burst = 1000000\n`).join('');
   if (webRoot !== 'builtin' && webRoot !== '') {
-    const conf = path.join(dir, 'umpire.toml');
-    writeFileSync(conf, `[web]\nroot = ${JSON.stringify(path.resolve(repoRoot, webRoot))}\n`);
-    args.unshift('--config', conf);
+    confText += `[web]\nroot = ${JSON.stringify(path.resolve(repoRoot, webRoot))}\n`;
   }
+  const conf = path.join(dir, 'umpire.toml');
+  writeFileSync(conf, confText);
+  args.unshift('--config', conf);
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = fixedPort || (await freePort());
     let stderr = '';
