@@ -33,6 +33,8 @@ typedef struct umpire_config {
     int64_t busy_timeout_ms;  /* 5000 */
     int64_t group_commit_max; /* 64 actions per transaction at most */
     int64_t writer_queue_max; /* 4096 queued writes at most (beyond: 503) */
+    int64_t writer_queue_max_bytes;  /* 67108864: request bytes of the queued writes */
+    int64_t session_cache_max_bytes; /* 67108864: states the writer's cache keeps */
     int64_t read_threads;     /* PostgreSQL: 4 reader threads, a connection each */
     int64_t read_queue_max;   /* PostgreSQL: 4096 queued reads at most (beyond: 503) */
     int64_t live_poll_ms;     /* PostgreSQL: 1000 ms between catch-up reads of SSE streams */

@@ -562,6 +562,8 @@ int main(int argc, char **argv) {
                                     .max_state_bytes = d.cfg.max_state_bytes,
                                     .max_events_per_session = d.cfg.max_events_per_session,
                                     .max_session_bytes = d.cfg.max_session_bytes,
+                                    .queue_max_bytes = d.cfg.writer_queue_max_bytes,
+                                    .session_cache_max_bytes = d.cfg.session_cache_max_bytes,
                                 });
     uv_signal_init(d.loop, &d.sigint);
     uv_signal_init(d.loop, &d.sigterm);

@@ -24,6 +24,7 @@ void api_submit(api_ctx *ctx, http_request *req, write_job *job) {
     if (!job->done) job->done = on_job_done;
     job->user = req;
     job->owner = ctx;
+    job->queued_bytes = req->body_len; /* what it holds while it waits (writer_limits) */
     if (alloc_guard_failed()) {
         write_job_free(job);
         respond_simple_error(

@@ -194,6 +194,7 @@ struct http_server {
 
     http_conn *conns;
     size_t nconns;
+    size_t nlingering;  /* of nconns, closing after their last answer (conn_linger) */
     size_t outstanding; /* requests handed to the handler and not answered yet */
 
     int shutting_down, done_called;
@@ -1070,6 +1071,7 @@ static void on_conn_handle_closed(uv_handle_t *h) {
     if (--c->open_handles > 0) return;
     http_server *s = c->srv;
     if (c->counted) peer_counts_remove(s->peers, c->peer_ip);
+    if (c->lingering) s->nlingering--;
     free(c->rbuf);
     free(c);
     s->nconns--;
@@ -1137,6 +1139,7 @@ static void conn_update_timer(http_conn *c);
  * deadline), so that unread request bytes do not turn our close into a reset that could destroy
  * the answer before the client reads it. */
 static void conn_linger(http_conn *c) {
+    if (!c->lingering) c->srv->nlingering++;
     c->lingering = 1;
     c->rpos = c->rlen = 0;
     c->linger_deadline_ns = log_monotonic_ns() + linger_ns(c->srv);
@@ -1771,6 +1774,16 @@ static void reject_peer(http_server *s, int fd, const char *ip) {
                 ip, (long long)s->lim.max_connections_per_client);
 }
 
+/* Closes one lingering connection at once (the oldest found first in the list is as good as
+ * any: each has sent everything it will send). */
+static void end_a_lingering(http_server *s) {
+    for (http_conn *c = s->conns; c; c = c->next)
+        if (c->lingering && !c->closing) {
+            conn_close(c);
+            return;
+        }
+}
+
 /* True when a connection from peer would pass its address's bound. */
 static int peer_over_limit(http_server *s, const struct sockaddr_storage *peer, char *ip) {
     format_peer_ip(peer, ip);
@@ -1834,7 +1847,11 @@ static void on_listen_readable(uv_poll_t *h, int status, int events) {
             return;
         }
         char ip[CLIENT_ADDR_MAX];
-        if (s->nconns >= (size_t)s->lim.max_connections)
+        /* A lingering connection has had its last answer: it gives its slot to a new one
+         * (closed now, gone once libuv has closed it), so that connections refused in a burst
+         * (a stream over its bounds, answered and closed) do not keep the slots of new ones. */
+        if (s->nconns >= (size_t)s->lim.max_connections && s->nlingering > 0) end_a_lingering(s);
+        if (s->nconns - s->nlingering >= (size_t)s->lim.max_connections)
             reject_over_limit(s, fd);
         else if (peer_over_limit(s, &peer, ip))
             reject_peer(s, fd, ip);
@@ -1897,6 +1914,12 @@ const char *http_request_header(const http_request *req, const char *lowercase_n
     for (size_t i = 0; i < req->nheaders; i++)
         if (strcmp(req->headers[i].name, lowercase_name) == 0) return req->headers[i].value;
     return NULL;
+}
+
+void http_request_close_after(http_request *req) {
+    req_impl *r = (req_impl *)req;
+    r->close_after = 1;
+    if (r->conn) r->conn->no_more = 1;
 }
 
 int http_request_abandoned(const http_request *req) {

@@ -83,6 +83,11 @@ int http_server_port(const http_server *s);
 void http_respond_take(http_request *req, int status, const char *content_type,
                        const char *extra_headers, char *body, size_t body_len);
 
+/* The connection closes once req's answer is written (Connection: close), and no request after
+ * it is read: for an answer that refuses what the connection came for (a live stream over its
+ * bounds), so the refused connection does not sit idle in a slot. Before http_respond_take. */
+void http_request_close_after(http_request *req);
+
 /* True when req's client has gone (its connection closed, or it closed its side: EOF while the
  * request waits, which HTTP clients do only when they give up) or the server is shutting down:
  * whatever the handler is still computing for it is likely thrown away, so long work may stop.

@@ -183,6 +183,8 @@ static void refuse(http_request *req, int status, const char *scope, int64_t lim
                      : strcmp(scope, "session") == 0 ? "this session"
                                                      : "this token",
                      (long long)limit, scope, (long long)limit);
+    /* The connection came for a stream: refused, it closes rather than hold a slot idle. */
+    http_request_close_after(req);
     http_respond_take(req, status, "application/json; charset=utf-8",
                       status == 429 ? "Retry-After: 5\r\n" : NULL, strndup(body, (size_t)n),
                       (size_t)n);

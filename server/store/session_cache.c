@@ -100,3 +100,26 @@ int session_cache_flush(session_cache *c, store_conn *conn) {
     c->ndirty = 0;
     return 0;
 }
+
+int64_t session_cache_bytes(const session_cache *c) {
+    int64_t total = 0;
+    for (size_t i = 0; i < SESSION_CACHE_SLOTS; i++)
+        if (c->slots[i]) total += c->slots[i]->state_bytes;
+    return total;
+}
+
+void session_cache_trim(session_cache *c, int64_t max_bytes) {
+    if (max_bytes <= 0) return;
+    int64_t total = session_cache_bytes(c);
+    if (total <= max_bytes) return;
+    /* First the rows above an even share of the budget, then, if that was not enough, any
+     * clean row: two walks of the slots at most, once per batch and only when over. */
+    int64_t share = max_bytes / SESSION_CACHE_SLOTS;
+    for (int pass = 0; pass < 2 && total > max_bytes; pass++)
+        for (size_t i = 0; i < SESSION_CACHE_SLOTS && total > max_bytes; i++) {
+            session_row *r = c->slots[i];
+            if (!r || c->dirty[i] || (pass == 0 && r->state_bytes <= share)) continue;
+            total -= r->state_bytes;
+            drop(c, i);
+        }
+}

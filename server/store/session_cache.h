@@ -8,7 +8,10 @@
  * in the cache and marks it dirty; the writer writes each dirty row once, just before the batch
  * commits (session_cache_flush). A batch of 20 actions on one session then serialises its state
  * once instead of 20 times. A dirty row that another session's row would evict is written first
- * (session_cache_make_room), outside any job's savepoint so that no job's rollback undoes it. */
+ * (session_cache_make_room), outside any job's savepoint so that no job's rollback undoes it.
+ *
+ * Bounded by bytes as well as slots: after each batch, session_cache_trim drops clean rows while
+ * their states come to more than storage.session_cache_max_bytes. */
 #ifndef UMPIRE_SESSION_CACHE_H
 #define UMPIRE_SESSION_CACHE_H
 
@@ -36,6 +39,12 @@ void session_cache_forget(session_cache *c, const char *id);
 void session_cache_mark_dirty(session_cache *c, const char *id);
 /* Writes the dirty row that holds the slot id needs, if it is another session's. 0 or -1. */
 int session_cache_make_room(session_cache *c, store_conn *conn, const char *id);
+/* Drops clean rows until the states the cache holds (their state_bytes) come to at most
+ * max_bytes, the biggest first (each above an even share of max_bytes, then any): a few huge
+ * states cannot pin the cache's memory. Dirty rows stay. max_bytes <= 0: no bound. */
+void session_cache_trim(session_cache *c, int64_t max_bytes);
+/* The state bytes the cached rows hold (for tests). */
+int64_t session_cache_bytes(const session_cache *c);
 /* Writes every dirty row (inside the open transaction). 0, or -1 when a write failed (the
  * caller rolls the transaction back and clears the cache). */
 int session_cache_flush(session_cache *c, store_conn *conn);

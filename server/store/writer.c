@@ -34,6 +34,7 @@ struct writer {
     /* Guarded by mu. */
     write_job *queue_head, *queue_tail;
     int64_t queued;
+    int64_t queued_bytes; /* the queued jobs' queued_bytes */
     write_job *done_head, *done_tail;
     bool stopping;
     uint64_t commits, jobs;
@@ -249,6 +250,8 @@ static void run_batch(writer *w, write_job *batch) {
         set_storage(w, w->batch_fault, store_errmsg(w->conn));
     else if (wrote)
         set_storage(w, STORE_FAULT_NONE, "a commit succeeded");
+    /* Every row is clean now: the cache may give back what passes its byte bound. */
+    session_cache_trim(w->cache, w->limits.session_cache_max_bytes);
 }
 
 static void writer_thread(void *arg) {
@@ -289,6 +292,8 @@ static void writer_thread(void *arg) {
         w->queue_head = last->next;
         if (!w->queue_head) w->queue_tail = NULL;
         w->queued -= n;
+        for (write_job *j = batch; j != last->next; j = j->next)
+            w->queued_bytes -= (int64_t)j->queued_bytes;
         last->next = NULL;
         pthread_mutex_unlock(&w->mu);
 
@@ -387,10 +392,16 @@ store_fault writer_storage(writer *w) {
 
 int writer_submit(writer *w, write_job *job) {
     pthread_mutex_lock(&w->mu);
-    if (w->stopping || w->queued >= w->queue_max) {
+    /* A job bigger than the byte bound alone is still taken when the queue is empty: the bound
+     * limits what waits, and max_body_bytes what one job holds. */
+    int64_t bytes = (int64_t)job->queued_bytes;
+    if (w->stopping || w->queued >= w->queue_max ||
+        (w->queued > 0 && w->limits.queue_max_bytes > 0 &&
+         w->queued_bytes + bytes > w->limits.queue_max_bytes)) {
         pthread_mutex_unlock(&w->mu);
         return -1;
     }
+    w->queued_bytes += bytes;
     job->next = NULL;
     if (w->queue_tail)
         w->queue_tail->next = job;

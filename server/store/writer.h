@@ -26,6 +26,7 @@ typedef enum {
 
 typedef struct write_job {
     write_kind kind;
+    size_t queued_bytes; /* what it holds while queued: its request body's bytes (api_submit) */
     char session_id[33];
     char role[48];          /* "referee" or "side:<name>", authenticated on the loop thread */
     create_request create;  /* WRITE_CREATE_SESSION */
@@ -71,6 +72,11 @@ typedef struct writer_limits {
     int64_t max_state_bytes;
     int64_t max_events_per_session;
     int64_t max_session_bytes;
+    /* Memory by bytes, not slots (config storage.*): the request bytes of the jobs waiting in
+     * the queue (one more is refused: 503 overloaded, unless the queue is empty), and the states
+     * the session cache keeps from one batch to the next. */
+    int64_t queue_max_bytes;
+    int64_t session_cache_max_bytes;
 } writer_limits;
 
 typedef struct checkpointer checkpointer;

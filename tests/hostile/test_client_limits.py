@@ -239,6 +239,11 @@ def test_streams_are_bounded_per_token(hostile):
         assert stream_status(d.port, sid, ref, "198.51.100.2", socks)[0] == 200
         st, rest = stream_status(d.port, sid, ref, "198.51.100.3", socks)
         assert st == 429 and b'"scope":"token"' in rest and b'"limit":2' in rest
+        # The refused connection is closed, not left idle in a slot.
+        refused = socks[-1]
+        refused.settimeout(5)
+        while refused.recv(4096):
+            pass
         # Another token of the session is not held back.
         red = made["tokens"]["sides"]["red"]
         assert stream_status(d.port, sid, red, "198.51.100.3", socks)[0] == 200

@@ -90,6 +90,8 @@ static const struct {
     {"work.verify_threads", "46"},
     {"work.verify_queue_max", "47"},
     {"work.per_client", "48"},
+    {"storage.writer_queue_max_bytes", "49"},
+    {"storage.session_cache_max_bytes", "50"},
 };
 #define NON_DEFAULT_COUNT (sizeof non_default / sizeof non_default[0])
 
@@ -167,7 +169,7 @@ static void write_temp(char path[64], const char *text, size_t len) {
 
 static void test_key_table(void **state) {
     (void)state;
-    assert_int_equal(config_key_count(), 61);
+    assert_int_equal(config_key_count(), 63);
     for (size_t i = 0; i < config_key_count(); i++) {
         const char *name = config_key_name(i);
         assert_non_null(name);

@@ -4,6 +4,7 @@
  * dirty rows (the rollback case). */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
@@ -200,12 +201,64 @@ static void flush_failure_is_reported(void **state) {
     session_cache_free(cache);
 }
 
+/* Bounded by bytes (storage.session_cache_max_bytes): after a batch, clean rows go, the biggest
+ * first, until the states held fit; a dirty row stays whatever its size; the stored state text's
+ * length is what counts (store_session_get sets state_bytes from it). */
+static void trim_bounds_the_cached_states_by_bytes(void **state) {
+    fixture *f = *state;
+    session_cache *cache = session_cache_new();
+    char ids[40][33];
+    int n = 0;
+    for (unsigned k = 0x100; n < 40; k++) { /* 40 ids in 40 slots of their own */
+        snprintf(ids[n], 33, "%032x", k);
+        bool taken = false;
+        for (int i = 0; i < n; i++)
+            taken |= slot_of(ids[i]) == slot_of(ids[n]);
+        if (taken) continue;
+        insert_session(f->conn, ids[n]);
+        load(cache, f->conn, ids[n]);
+        n++;
+    }
+    int64_t one = (int64_t)strlen("{\"rolls\":0}");
+    assert_int_equal(session_cache_bytes(cache), 40 * one);
+    /* Three rows grow huge (what an action's new state would make them). */
+    for (int i = 0; i < 3; i++)
+        session_cache_borrow(cache, ids[i])->state_bytes = 1000000;
+    session_cache_trim(cache, 200000);
+    assert_int_equal(session_cache_bytes(cache), 37 * one);
+    for (int i = 0; i < 40; i++) {
+        if (i < 3)
+            assert_null(session_cache_borrow(cache, ids[i]));
+        else
+            assert_non_null(session_cache_borrow(cache, ids[i])); /* small rows stay */
+    }
+    /* Within the budget, nothing goes. */
+    session_cache_trim(cache, 37 * one);
+    assert_int_equal(session_cache_bytes(cache), 37 * one);
+    /* A budget below every row: every clean row goes, a dirty one stays (it holds a change
+     * not yet written). */
+    session_cache_mark_dirty(cache, ids[3]);
+    session_cache_trim(cache, 1);
+    for (int i = 4; i < 40; i++)
+        assert_null(session_cache_borrow(cache, ids[i]));
+    assert_non_null(session_cache_borrow(cache, ids[3]));
+    assert_int_equal(session_cache_flush(cache, f->conn), 0);
+    session_cache_trim(cache, 1);
+    assert_int_equal(session_cache_bytes(cache), 0);
+    /* No bound: nothing is dropped. */
+    load(cache, f->conn, ids[5]);
+    session_cache_trim(cache, 0);
+    assert_non_null(session_cache_borrow(cache, ids[5]));
+    session_cache_free(cache);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(flush_writes_dirty_rows_once, setup, teardown),
         cmocka_unit_test_setup_teardown(make_room_writes_the_row_it_evicts, setup, teardown),
         cmocka_unit_test_setup_teardown(clear_forgets_unwritten_changes, setup, teardown),
         cmocka_unit_test_setup_teardown(flush_failure_is_reported, setup, teardown),
+        cmocka_unit_test_setup_teardown(trim_bounds_the_cached_states_by_bytes, setup, teardown),
     };
     return cmocka_run_group_tests_name("session_cache", tests, NULL, NULL);
 }
