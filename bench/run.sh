@@ -122,7 +122,8 @@ ng_pid=$!
 wait_http "http://127.0.0.1:$ng_port/health" "$ng_pid" || { echo "bench: nginx did not start:" >&2; cat "$ngdir/logs/"* >&2; exit 1; }
 
 # ---- umpired ------------------------------------------------------------------------------
-# wrk is one client doing the work of many: the per-address rates of [limits] are lifted.
+# wrk is one client doing the work of many: the per-address rates of [limits] are lifted, and so
+# are the bounds of one session, which each run fills with well over 100,000 actions.
 LIFTED_LIMITS="[limits]
 create_per_minute = 1000000
 create_burst = 1000000
@@ -131,7 +132,9 @@ actions_burst = 1000000
 odds_per_minute = 1000000
 odds_burst = 1000000
 verify_per_minute = 1000000
-verify_burst = 1000000"
+verify_burst = 1000000
+max_events_per_session = 1000000000
+max_session_bytes = 68719476736"
 ump_port=$(free_port)
 cat >"$work/umpire.toml" <<TOML
 [server]

@@ -77,13 +77,13 @@ void session_cache_mark_dirty(session_cache *c, const char *id) {
     c->dirty_list[c->ndirty++] = (uint16_t)i;
 }
 
-static int write_row(store_conn *conn, const session_row *r) {
+static int write_row(store_conn *conn, session_row *r) {
     return store_session_write_row(conn, r);
 }
 
 int session_cache_make_room(session_cache *c, store_conn *conn, const char *id) {
     size_t i = slot_of(id);
-    const session_row *r = c->slots[i];
+    session_row *r = c->slots[i];
     if (!r || !c->dirty[i] || strcmp(r->id, id) == 0) return 0;
     if (write_row(conn, r) != 0) return -1;
     c->dirty[i] = false; /* stays in dirty_list; flush skips clean slots */

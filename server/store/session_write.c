@@ -541,29 +541,18 @@ static void run_action(store_conn *conn, session_cache *cache, const writer_limi
     data_jcs = jcs_out_take(&o, &data_len);
     if (!result_jcs || !summary_jcs || !data_jcs) goto storage_fail;
 
-    /* The session's bounds, now that what it would store is known (nothing is written yet).
-     * Once a secret die is drawn the action commits with what the dice decided (rules/
+    /* The session's event bounds, now that what it would store is known (nothing is written
+     * yet). Once a secret die is drawn the action commits with what the dice decided (rules/
      * ruleset.h): refusing now would show whether the dice made it too large, a bit about a
-     * die the caller could then take back. So such an action may pass a bound once; the
-     * checks before the first die (above) refuse the session's next action. Manual dice are
-     * the caller's own, and an action that rolled nothing decides nothing by dice. */
+     * die the caller could then take back. So such an action may pass the bound once; the
+     * check before the first die (above) refuses the session's next action. Manual dice are
+     * the caller's own, and an action that rolled nothing decides nothing by dice. The state's
+     * size is learned when the row is written (session_cache_flush: the state is serialised
+     * there anyway, once per batch), and checked before the next action's first die. */
     bool secret_dice = !manual && dice_source_die_count(ds) > 0;
     int64_t extra = extra_events_bytes(out.extra_events);
     if (extra < 0) goto storage_fail;
     if (!secret_dice && session_full(lim, s, (int64_t)data_len + extra, &err)) goto fail;
-    int64_t new_state_bytes = s->state_bytes;
-    if (out.new_state != s->state) { /* an unchanged state was measured when it was made */
-        int big = state_too_large(lim, out.new_state, &new_state_bytes, &err);
-        if (big < 0) goto storage_fail;
-        if (big && !secret_dice) goto fail;
-        if (big) {
-            api_error_clear(&err);
-            log_msg(LOG_WARN,
-                    "session %s: its state passed limits.max_state_bytes (%lld bytes) "
-                    "by an action that drew secret dice; its next action is refused",
-                    s->id, (long long)new_state_bytes);
-        }
-    }
     chain_end end = chain_end_of(s);
     int64_t next_nonce = manual ? s->next_nonce : (int64_t)dice_source_next_nonce(ds);
     char ts[32];
@@ -603,7 +592,6 @@ static void run_action(store_conn *conn, session_cache *cache, const writer_limi
         job->version = end.version;
         memcpy(s->head, end.head, sizeof end.head);
         s->data_bytes = end.data_bytes;
-        s->state_bytes = new_state_bytes;
         s->next_nonce = next_nonce;
         json_decref(s->state);
         s->state = out.new_state;

@@ -65,13 +65,14 @@ int store_session_update(store_conn *c, const char *id, int64_t version, const c
     return rc;
 }
 
-int store_session_write_row(store_conn *c, const session_row *r) {
+int store_session_write_row(store_conn *c, session_row *r) {
     char *text = store_dump_json_new(r->state);
     char *entropy_text = r->entropy ? store_dump_json_new(r->entropy) : NULL;
     int rc = text && (entropy_text || !r->entropy)
                  ? c->ops->session_update(c, r->id, r->version, r->head, text, r->next_nonce,
                                           entropy_text, r->data_bytes)
                  : -1;
+    if (rc == 0) r->state_bytes = (int64_t)strlen(text); /* what limits.max_state_bytes reads */
     free(text);
     free(entropy_text);
     return rc;

@@ -113,8 +113,9 @@ int store_session_insert(store_conn *c, const session_row *row);
  * force (NULL: none). */
 int store_session_update(store_conn *c, const char *id, int64_t version, const char *head,
                          const json_t *state, int64_t next_nonce, const json_t *entropy);
-/* Writes the projection of row as store_session_update does, and its data_bytes. */
-int store_session_write_row(store_conn *c, const session_row *row);
+/* Writes the projection of row as store_session_update does, and its data_bytes; on success
+ * sets row->state_bytes to the length of the state text written. */
+int store_session_write_row(store_conn *c, session_row *row);
 /* Sets data_bytes of session id to the sum of its events' data (import: whatever the file said). */
 int store_session_recount_bytes(store_conn *c, const char *id);
 /* The seq and hash of the session's last event: 1 found, 0 no event, -1 storage error. The writer
