@@ -28,17 +28,17 @@ typedef struct umpire_config {
     int64_t max_streams_per_token;      /* 8 */
     int64_t max_stream_lifetime_ms;     /* 3600000: then the stream ends; clients resume */
     /* [storage] */
-    char db[4096];            /* "./data/umpire.db" */
-    char synchronous[16];     /* "full" (default) or "normal" */
-    int64_t busy_timeout_ms;  /* 5000 */
-    int64_t group_commit_max; /* 64 actions per transaction at most */
-    int64_t writer_queue_max; /* 4096 queued writes at most (beyond: 503) */
+    char db[4096];                   /* "./data/umpire.db" */
+    char synchronous[16];            /* "full" (default) or "normal" */
+    int64_t busy_timeout_ms;         /* 5000 */
+    int64_t group_commit_max;        /* 64 actions per transaction at most */
+    int64_t writer_queue_max;        /* 4096 queued writes at most (beyond: 503) */
     int64_t writer_queue_max_bytes;  /* 67108864: request bytes of the queued writes */
     int64_t session_cache_max_bytes; /* 67108864: states the writer's cache keeps */
-    int64_t read_threads;     /* PostgreSQL: 4 reader threads, a connection each */
-    int64_t read_queue_max;   /* PostgreSQL: 4096 queued reads at most (beyond: 503) */
-    int64_t live_poll_ms;     /* PostgreSQL: 1000 ms between catch-up reads of SSE streams */
-    int64_t quick_check_ms;   /* SQLite: 10000 ms for PRAGMA quick_check at start; 0 skips it */
+    int64_t read_threads;            /* PostgreSQL: 4 reader threads, a connection each */
+    int64_t read_queue_max;          /* PostgreSQL: 4096 queued reads at most (beyond: 503) */
+    int64_t live_poll_ms;            /* PostgreSQL: 1000 ms between catch-up reads of SSE streams */
+    int64_t quick_check_ms; /* SQLite: 10000 ms for PRAGMA quick_check at start; 0 skips it */
     /* [web] */
     char web_root[4096]; /* "": the client built into the daemon; else a directory */
     /* [webhooks] */
