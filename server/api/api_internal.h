@@ -106,6 +106,10 @@ int load_readable_session_role(api_ctx *ctx, http_request *req, const char *id, 
 /* Hands job to the writer; answers when it is committed (job->done, when not set, answers with
  * the job's body and tells live subscribers and webhooks), or at once with 503. */
 void api_submit(api_ctx *ctx, http_request *req, write_job *job);
+/* A job of kind on session_id for the authenticated role, or NULL when it has answered 500 (out
+ * of memory). */
+write_job *api_session_job_new(http_request *req, write_kind kind, const char *session_id,
+                               const char *role);
 
 /* ---- the handlers of the route table ---- */
 

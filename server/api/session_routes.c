@@ -181,10 +181,9 @@ void api_post_action(api_ctx *ctx, http_request *req, const route_match *m) {
     }
     json_t *body = json_body_new(req);
     if (!body) return;
-    write_job *job = write_job_new(WRITE_ACTION);
+    write_job *job = api_session_job_new(req, WRITE_ACTION, id, role);
     if (!job) {
         json_decref(body);
-        respond_simple_error(req, 500, "internal_error", "out of memory");
         return;
     }
     api_error e = {0};
@@ -194,8 +193,6 @@ void api_post_action(api_ctx *ctx, http_request *req, const route_match *m) {
         respond_error(req, &e);
         return;
     }
-    api_copy_str(job->session_id, sizeof job->session_id, id);
-    api_copy_str(job->role, sizeof job->role, role);
     if (key) {
         job->has_idempotency_key = true;
         api_copy_str(job->idempotency_key, sizeof job->idempotency_key, key);
@@ -210,14 +207,8 @@ void api_post_reveal(api_ctx *ctx, http_request *req, const route_match *m) {
     const char *id = m->params[0];
     char role[48];
     if (!authorize(ctx, req, id, false, role, sizeof role)) return;
-    write_job *job = write_job_new(WRITE_REVEAL);
-    if (!job) {
-        respond_simple_error(req, 500, "internal_error", "out of memory");
-        return;
-    }
-    api_copy_str(job->session_id, sizeof job->session_id, id);
-    api_copy_str(job->role, sizeof job->role, role);
-    api_submit(ctx, req, job);
+    write_job *job = api_session_job_new(req, WRITE_REVEAL, id, role);
+    if (job) api_submit(ctx, req, job);
 }
 
 /* A side's or the referee's own entropy, mixed into every later die (server/dice/entropy.h). */
@@ -235,13 +226,8 @@ void api_post_entropy(api_ctx *ctx, http_request *req, const route_match *m) {
         respond_error(req, &e);
         return;
     }
-    write_job *job = write_job_new(WRITE_ENTROPY);
-    if (!job) {
-        respond_simple_error(req, 500, "internal_error", "out of memory");
-        return;
-    }
-    api_copy_str(job->session_id, sizeof job->session_id, id);
-    api_copy_str(job->role, sizeof job->role, role);
+    write_job *job = api_session_job_new(req, WRITE_ENTROPY, id, role);
+    if (!job) return;
     api_copy_str(job->entropy_seed, sizeof job->entropy_seed, er.seed);
     job->has_expect_version = er.has_expect_version;
     job->expect_version = er.expect_version;

@@ -38,3 +38,15 @@ void api_submit(api_ctx *ctx, http_request *req, write_job *job) {
                              "the daemon has too many writes queued; nothing was written, retry");
     }
 }
+
+write_job *api_session_job_new(http_request *req, write_kind kind, const char *session_id,
+                               const char *role) {
+    write_job *job = write_job_new(kind);
+    if (!job) {
+        respond_simple_error(req, 500, "internal_error", "out of memory");
+        return NULL;
+    }
+    api_copy_str(job->session_id, sizeof job->session_id, session_id);
+    api_copy_str(job->role, sizeof job->role, role);
+    return job;
+}

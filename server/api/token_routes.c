@@ -75,14 +75,11 @@ static void post_token_change(api_ctx *ctx, http_request *req, const route_match
         return;
     }
     const json_t *ev = json_object_get(body, "expect_version");
-    write_job *job = write_job_new(WRITE_TOKENS);
+    write_job *job = api_session_job_new(req, WRITE_TOKENS, id, role);
     if (!job) {
         json_decref(body);
-        respond_simple_error(req, 500, "internal_error", "out of memory");
         return;
     }
-    api_copy_str(job->session_id, sizeof job->session_id, id);
-    api_copy_str(job->role, sizeof job->role, role);
     api_copy_str(job->token_role, sizeof job->token_role, target);
     job->token_revoke = revoke;
     job->has_expect_version = ev && !json_is_null(ev);

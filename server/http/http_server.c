@@ -1715,7 +1715,10 @@ static void format_remote(const struct sockaddr_storage *ss, char *out, size_t n
     }
 }
 
-static void conn_open(http_server *s, int fd, const struct sockaddr_storage *peer) {
+/* ip: the peer's address (format_peer_ip); counted: whether it counts against
+ * max_connections_per_client (no trusted proxy). */
+static void conn_open(http_server *s, int fd, const struct sockaddr_storage *peer, const char *ip,
+                      bool counted) {
     http_conn *c = calloc(1, sizeof *c);
     char *rbuf = malloc(READ_BUF_SIZE);
     if (!c || !rbuf) {
@@ -1737,9 +1740,8 @@ static void conn_open(http_server *s, int fd, const struct sockaddr_storage *pee
     llhttp_init(&c->parser, HTTP_REQUEST, &s->settings);
     c->parser.data = c;
     format_remote(peer, c->remote, sizeof c->remote);
-    format_peer_ip(peer, c->peer_ip);
-    if (!client_proxies_match(&s->proxies, c->peer_ip))
-        c->counted = peer_counts_add(s->peers, c->peer_ip) == 0;
+    snprintf(c->peer_ip, sizeof c->peer_ip, "%s", ip);
+    if (counted) c->counted = peer_counts_add(s->peers, c->peer_ip) == 0;
     uint64_t now = log_monotonic_ns();
     c->head_started = 1; /* the header deadline runs from accept */
     c->head_start_ns = c->idle_since_ns = c->last_read_ns = now;
@@ -1784,10 +1786,9 @@ static void end_a_lingering(http_server *s) {
         }
 }
 
-/* True when a connection from peer would pass its address's bound. */
-static int peer_over_limit(http_server *s, const struct sockaddr_storage *peer, char *ip) {
-    format_peer_ip(peer, ip);
-    if (client_proxies_match(&s->proxies, ip)) return 0;
+/* True when one more connection from ip (a counted peer: no trusted proxy) would pass its
+ * address's bound. */
+static int peer_over_limit(const http_server *s, const char *ip) {
     return peer_counts_get(s->peers, ip) >= (size_t)s->lim.max_connections_per_client;
 }
 
@@ -1847,16 +1848,18 @@ static void on_listen_readable(uv_poll_t *h, int status, int events) {
             return;
         }
         char ip[CLIENT_ADDR_MAX];
+        format_peer_ip(&peer, ip);
+        bool counted = !client_proxies_match(&s->proxies, ip); /* proxies speak for many */
         /* A lingering connection has had its last answer: it gives its slot to a new one
          * (closed now, gone once libuv has closed it), so that connections refused in a burst
          * (a stream over its bounds, answered and closed) do not keep the slots of new ones. */
         if (s->nconns >= (size_t)s->lim.max_connections && s->nlingering > 0) end_a_lingering(s);
         if (s->nconns - s->nlingering >= (size_t)s->lim.max_connections)
             reject_over_limit(s, fd);
-        else if (peer_over_limit(s, &peer, ip))
+        else if (counted && peer_over_limit(s, ip))
             reject_peer(s, fd, ip);
         else
-            conn_open(s, fd, &peer);
+            conn_open(s, fd, &peer, ip, counted);
     }
 }
 

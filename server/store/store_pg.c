@@ -571,20 +571,23 @@ static int pg_notify(store_conn *c, const char *channel, const char *payload) {
     return run_done(PG(c), PS_NOTIFY, 2, params);
 }
 
-static int pg_token_insert(store_conn *c, const char *session_id, const char *role,
-                           const uint8_t digest[32]) {
+/* A token's (session, role, digest) row, by PS_TOKEN_INSERT or PS_TOKEN_SET. */
+static int token_write(store_conn *c, pg_stmt_id which, const char *session_id, const char *role,
+                       const uint8_t digest[32]) {
     char hex[2 + 64 + 1];
     bytea_hex(digest, 32, hex);
     const char *params[] = {session_id, role, hex};
-    return run_done(PG(c), PS_TOKEN_INSERT, 3, params);
+    return run_done(PG(c), which, 3, params);
+}
+
+static int pg_token_insert(store_conn *c, const char *session_id, const char *role,
+                           const uint8_t digest[32]) {
+    return token_write(c, PS_TOKEN_INSERT, session_id, role, digest);
 }
 
 static int pg_token_set(store_conn *c, const char *session_id, const char *role,
                         const uint8_t digest[32]) {
-    char hex[2 + 64 + 1];
-    bytea_hex(digest, 32, hex);
-    const char *params[] = {session_id, role, hex};
-    return run_done(PG(c), PS_TOKEN_SET, 3, params);
+    return token_write(c, PS_TOKEN_SET, session_id, role, digest);
 }
 
 static int pg_token_delete(store_conn *c, const char *session_id, const char *role) {

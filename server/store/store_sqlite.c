@@ -416,9 +416,10 @@ static int sq_notify(store_conn *c, const char *channel, const char *payload) {
     return 0;
 }
 
-static int sq_token_insert(store_conn *c, const char *session_id, const char *role,
-                           const uint8_t digest[32]) {
-    sqlite3_stmt *st = stmt(c, ST_TOKEN_INSERT);
+/* A token's (session, role, digest) row, by ST_TOKEN_INSERT or ST_TOKEN_SET. */
+static int token_write(store_conn *c, store_stmt_id which, const char *session_id, const char *role,
+                       const uint8_t digest[32]) {
+    sqlite3_stmt *st = stmt(c, which);
     if (!st) return -1;
     sqlite3_bind_text(st, 1, session_id, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, role, -1, SQLITE_STATIC);
@@ -426,14 +427,14 @@ static int sq_token_insert(store_conn *c, const char *session_id, const char *ro
     return step_done(st);
 }
 
+static int sq_token_insert(store_conn *c, const char *session_id, const char *role,
+                           const uint8_t digest[32]) {
+    return token_write(c, ST_TOKEN_INSERT, session_id, role, digest);
+}
+
 static int sq_token_set(store_conn *c, const char *session_id, const char *role,
                         const uint8_t digest[32]) {
-    sqlite3_stmt *st = stmt(c, ST_TOKEN_SET);
-    if (!st) return -1;
-    sqlite3_bind_text(st, 1, session_id, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, role, -1, SQLITE_STATIC);
-    sqlite3_bind_blob(st, 3, digest, 32, SQLITE_STATIC);
-    return step_done(st);
+    return token_write(c, ST_TOKEN_SET, session_id, role, digest);
 }
 
 static int sq_token_delete(store_conn *c, const char *session_id, const char *role) {
