@@ -2,12 +2,15 @@
 # Umpire benchmark: everything measured side by side in one run, on loopback, with wrk.
 # Run through `make bench` (installs wrk/nginx/PostgreSQL, builds the release build/umpired), or
 # directly after `make all`. The last section runs one and two umpired nodes on a PostgreSQL
-# server the script starts itself (bench/pg_cluster.py, durable settings). Environment:
+# server the script starts itself (bench/pg_cluster.py, durable settings); then the live fan-out
+# rows and the boardgame.io peer rows (bench/peer/run_peer.sh, which also runs alone). Environment:
 #   BENCH_SECONDS (10)      wrk duration of each HTTP figure (1..300)
 #   BENCH_CONNECTIONS (50)  wrk connections (1..10000); wrk threads: BENCH_THREADS (2)
 #   BENCH_STORAGE_SECONDS (5)  duration of each SQLite ceiling mode (1..60)
 #   BENCH_TMPDIR (build/bench) where the databases live (SQLite's and the PostgreSQL cluster's):
 #                           must be the disk you care about
+#   PEER_SECONDS (BENCH_SECONDS/2)  measured seconds of each fan-out and peer row
+#   BENCH_PEER (1)          0 leaves out the fan-out and peer rows
 # Prints one table; the same text goes to build/bench/results-latest.txt. See bench/README.md.
 # Performance is measured and reported, never asserted: the exit status is 0 unless a step
 # could not run at all.
@@ -43,12 +46,13 @@ python3 bench/pg_cluster.py bindir >/dev/null || { echo "bench: no PostgreSQL se
 work=$(mktemp -d "$TMPBASE/run.XXXXXX")
 work=$(cd "$work" && pwd)
 ngdir=$(mktemp -d /tmp/umpire-bench-nginx.XXXXXX)
-ump_pid="" ng_pid="" pga_pid="" pgb_pid="" wrk_pids="" pgdir=""
+ump_pid="" ng_pid="" pga_pid="" pgb_pid="" wrk_pids="" pgdir="" peer_pid=""
 cleanup() {
   local rc=$?
   trap - EXIT INT TERM
-  for p in $wrk_pids $ump_pid $pga_pid $pgb_pid $ng_pid; do kill -TERM "$p" 2>/dev/null || true; done
-  for p in $wrk_pids $ump_pid $pga_pid $pgb_pid $ng_pid; do
+  # bench/peer/run_peer.sh stops its own daemons and load generators on SIGTERM (its EXIT trap).
+  for p in $peer_pid $wrk_pids $ump_pid $pga_pid $pgb_pid $ng_pid; do kill -TERM "$p" 2>/dev/null || true; done
+  for p in $peer_pid $wrk_pids $ump_pid $pga_pid $pgb_pid $ng_pid; do
     for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
     kill -KILL "$p" 2>/dev/null || true
     wait "$p" 2>/dev/null || true
@@ -71,17 +75,7 @@ else
   ((hard < IDLE_N + CONNS + 64)) && { IDLE_N=$((hard - CONNS - 64)); echo "bench: open files limited to $hard; idle connections: $IDLE_N" >&2; }
 fi
 
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
-wait_http() { # url pid
-  for _ in $(seq 100); do
-    curl -sf -o /dev/null "$1" && return 0
-    kill -0 "$2" 2>/dev/null || return 1
-    sleep 0.1
-  done
-  return 1
-}
+source bench/net.sh # free_port, wait_http
 
 # ---- helpers built from bench/ ------------------------------------------------------------
 cc -O2 -Wall -o "$work/sqlite_ceiling" bench/sqlite_ceiling.c -lsqlite3
@@ -471,6 +465,19 @@ for n in a b; do
 done
 python3 bench/pg_cluster.py stop "$pgdir"
 pgdir=""
+
+# ---- live fan-out and the boardgame.io peer (bench/peer/run_peer.sh; bench/README.md 8, 9) ----
+# Their own fresh daemons (and boardgame.io's server, installed by npm ci from
+# bench/peer/package-lock.json); rows appended to the results as they come. A peer that cannot be
+# installed (offline) is a line saying so, not a failure.
+if [[ ${BENCH_PEER:-1} != 0 ]]; then
+  peer_rc=0
+  PEER_RESULTS="$res.tmp" UMPIRED="$UMPIRED" BENCH_SECONDS="$SECS" BENCH_TMPDIR="$TMPBASE" bench/peer/run_peer.sh all &
+  peer_pid=$!
+  wait "$peer_pid" || peer_rc=$?
+  peer_pid=""
+  ((peer_rc == 0)) || warnings+=("WARNING: bench/peer/run_peer.sh exited $peer_rc: the fan-out or peer rows are incomplete")
+fi
 
 if ((${#warnings[@]})); then out '\n'; for w in "${warnings[@]}"; do out '%s\n' "$w"; done; fi
 mv "$res.tmp" "$res"

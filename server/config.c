@@ -145,6 +145,7 @@ static const config_key keys[] = {
     INT_KEY("server.idle_timeout_ms", idle_timeout_ms, 60000, 1, 86400000),
     INT_KEY("server.write_queue_max_bytes", write_queue_max_bytes, 1 * MIB, 1, 256 * MIB),
     INT_KEY("server.max_pipelined", max_pipelined, 16, 1, 1024),
+    INT_KEY("server.write_budget_bytes", write_budget_bytes, 64 * MIB, 1, 16384 * MIB),
     INT_KEY("server.shutdown_timeout_ms", shutdown_timeout_ms, 10000, 1, 600000),
     INT_KEY("server.body_timeout_ms", body_timeout_ms, 30000, 1, 3600000),
     INT_KEY("server.max_connections_per_client", max_connections_per_client, 64, 1, 1048576),

@@ -19,6 +19,7 @@ typedef struct umpire_config {
     int64_t idle_timeout_ms;       /* 60000 keep-alive idle */
     int64_t write_queue_max_bytes; /* 1048576 per connection */
     int64_t max_pipelined;         /* 16 requests in flight per connection */
+    int64_t write_budget_bytes;    /* 67108864: answers of all connections together */
     int64_t shutdown_timeout_ms;   /* 10000 */
     int64_t body_timeout_ms;       /* 30000: end of headers to end of body, whatever trickles */
     int64_t max_connections_per_client; /* 64 open connections of one client */

@@ -355,6 +355,7 @@ static int start_http(daemon_state *d) {
         .idle_timeout_ms = d->cfg.idle_timeout_ms,
         .write_queue_max_bytes = d->cfg.write_queue_max_bytes,
         .max_pipelined = d->cfg.max_pipelined,
+        .write_budget_bytes = d->cfg.write_budget_bytes,
         .access_log = d->cfg.access_log,
         .trusted_proxies = d->cfg.trusted_proxies,
     };

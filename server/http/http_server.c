@@ -62,10 +62,23 @@ typedef enum { DL_NONE, DL_HEADER, DL_BODY, DL_WRITE, DL_IDLE, DL_LINGER } deadl
 typedef struct req_impl req_impl;
 typedef struct http_conn http_conn;
 
-/* Bytes of a stream not handed to libuv yet, as they go on the wire (chunk framing included). */
+/* A chunk written to many streams: its bytes once, framing included (http_stream_write_shared).
+ * Loop thread only, so the count needs no atomics. */
+struct http_chunk {
+    size_t refs;
+    size_t head_len; /* "<hex length>\r\n" before the data */
+    size_t data_len; /* the data; "\r\n" follows it */
+    char bytes[];
+};
+
+/* Bytes of a stream not handed to libuv yet, as they go on the wire (chunk framing included).
+ * A block either holds its bytes (data, coalesced small chunks) or refers to a shared chunk's
+ * (shared, len bytes from base), holding one reference until libuv has written it. */
 typedef struct out_block {
     struct out_block *next;
     size_t len, cap;
+    http_chunk *shared;
+    const char *base; /* shared: where the bytes start in it */
     char data[];
 } out_block;
 
@@ -108,6 +121,8 @@ struct req_impl {
     char client[CLIENT_ADDR_MAX]; /* pub.client */
     req_impl *n_prev, *n_next;    /* the server's list of on_close calls to make */
     int n_queued;
+    int queued;  /* in its connection's queue: held counts there */
+    size_t held; /* what it holds of its connection's write bound (req_hold) */
 };
 
 typedef struct write_ctx {
@@ -118,6 +133,7 @@ typedef struct write_ctx {
     out_block *blocks;
     int is_stream;       /* written for the stream at the head of the queue */
     size_t stream_bytes; /* bytes of blocks */
+    size_t bytes;        /* all its bytes: held (conn->writing) until libuv is done with it */
 } write_ctx;
 
 struct http_conn {
@@ -142,6 +158,11 @@ struct http_conn {
     size_t writes_pending;
     size_t st_nwrites;  /* of writes_pending, the ones written for a stream */
     size_t st_inflight; /* their stream_bytes */
+    /* Memory by bytes: what the connection holds of answers, counted before they are produced.
+     * held: its queued requests' req_hold (a request in flight counts as a share of the bound,
+     * an answer as its size); writing: the bytes of its writes libuv has not completed. */
+    size_t held, writing;
+    size_t largest_answer; /* the biggest answer it has produced (answer_bytes) */
 
     parse_phase phase;
     pause_reason pause_why;
@@ -174,7 +195,8 @@ struct http_conn {
     unsigned close_when_written : 1;
     unsigned eof : 1;
     unsigned lingering : 1;
-    unsigned draining : 1; /* idle, but the client is still reading the last answer */
+    unsigned draining : 1;    /* idle, but the client is still reading the last answer */
+    unsigned budget_wait : 1; /* stopped parsing for the server's write budget */
 };
 
 struct http_server {
@@ -214,11 +236,20 @@ struct http_server {
     char reject_peer_resp[384];
     size_t reject_peer_len;
     uint64_t last_peer_warn_ns;
+
+    /* The write budget: every connection's held + writing, and the connections waiting for it
+     * to fall (woken from a zero timer, never from inside another connection's callback). */
+    size_t held_total, peak_total, peak_conn;
+    size_t nbudget_wait;
+    uv_timer_t budget_timer;
+    int budget_open;
 };
 
 static void conn_pump(http_conn *c);
 static void conn_close(http_conn *c);
 static void conn_flush(http_conn *c);
+static void req_hold(req_impl *r, size_t bytes);
+static size_t answer_bytes(const req_impl *r);
 
 /* ---- small helpers ---------------------------------------------------------------------- */
 
@@ -488,6 +519,7 @@ static req_impl *req_new(http_conn *c) {
 static void blocks_free(out_block *b) {
     while (b) {
         out_block *next = b->next;
+        if (b->shared) http_chunk_free(b->shared);
         free(b);
         b = next;
     }
@@ -656,12 +688,53 @@ static int req_set_answer(req_impl *r, int status, const char *ctype, const char
     r->resp_body = body;
     r->resp_body_len = len;
     r->answered = 1;
+    http_conn *c = r->conn;
+    if (c && answer_bytes(r) > c->largest_answer) c->largest_answer = answer_bytes(r);
+    req_hold(r, answer_bytes(r));
     return 0;
 }
 
 /* ---- the connection's queue and writes --------------------------------------------------- */
 
+/* What a request taken now is counted as until its answer is produced: the connection's share
+ * of its bound per request in flight, or its biggest answer so far if that is more. So once a
+ * client has asked for big answers, its next requests are taken one at a time as the bound has
+ * room for another such answer; an answer produced as its request is taken (most reads) counts
+ * before the next request is parsed. */
+static size_t reserve_bytes(const http_conn *c) {
+    const http_server *s = c->srv;
+    size_t n = (size_t)s->lim.write_queue_max_bytes / (size_t)s->lim.max_pipelined;
+    if (n < c->largest_answer) n = c->largest_answer;
+    return n ? n : 1;
+}
+
+static void server_budget_freed(http_server *s);
+
+/* Sets what r holds of its connection's bound (and of the server's budget): a request in flight
+ * holds its reserve (write_queue_max_bytes / max_pipelined) from when it is handed to the
+ * handler, so answers are counted before they are produced; an answer, its size until it is
+ * handed to libuv (then conn->writing counts it); a stream, nothing (its blocks have their own
+ * bound). */
+static void req_hold(req_impl *r, size_t bytes) {
+    http_conn *c = r->conn;
+    if (!c || !r->queued || r->held == bytes) return;
+    http_server *s = r->srv;
+    int freed = bytes < r->held;
+    c->held = c->held - r->held + bytes;
+    s->held_total = s->held_total - r->held + bytes;
+    r->held = bytes;
+    if (c->held + c->writing > s->peak_conn) s->peak_conn = c->held + c->writing;
+    if (s->held_total > s->peak_total) s->peak_total = s->held_total;
+    if (freed) server_budget_freed(s);
+}
+
+static size_t answer_bytes(const req_impl *r) {
+    return r->resp_head_len + r->resp_body_len + CONN_LINE_ROOM;
+}
+
 static void queue_push(http_conn *c, req_impl *r) {
+    r->queued = 1;
+    req_hold(r, r->answered ? answer_bytes(r) : reserve_bytes(c));
     r->next = NULL;
     if (c->q_tail)
         c->q_tail->next = r;
@@ -673,6 +746,8 @@ static void queue_push(http_conn *c, req_impl *r) {
 
 static req_impl *queue_pop(http_conn *c) {
     req_impl *r = c->q_head;
+    req_hold(r, 0);
+    r->queued = 0;
     c->q_head = r->next;
     if (!c->q_head) c->q_tail = NULL;
     r->next = NULL;
@@ -718,6 +793,9 @@ static void conn_wrote(http_conn *c) {
 static void on_write(uv_write_t *req, int status) {
     write_ctx *w = (write_ctx *)req;
     http_conn *c = w->conn;
+    c->writing -= w->bytes;
+    c->srv->held_total -= w->bytes;
+    server_budget_freed(c->srv);
     if (w->is_stream) {
         c->st_nwrites--;
         c->st_inflight -= w->stream_bytes;
@@ -742,6 +820,12 @@ static int conn_submit(http_conn *c, write_ctx *w, const uv_buf_t *bufs, unsigne
         write_ctx_free(w);
         return -1;
     }
+    for (unsigned i = 0; i < nbufs; i++)
+        w->bytes += bufs[i].len;
+    c->writing += w->bytes;
+    c->srv->held_total += w->bytes;
+    if (c->held + c->writing > c->srv->peak_conn) c->srv->peak_conn = c->held + c->writing;
+    if (c->srv->held_total > c->srv->peak_total) c->srv->peak_total = c->srv->held_total;
     c->writes_pending++;
     if (w->is_stream) {
         c->st_nwrites++;
@@ -853,6 +937,8 @@ static int stream_append(req_impl *r, const char *pre, size_t plen, const void *
         b->next = NULL;
         b->len = 0;
         b->cap = cap;
+        b->shared = NULL;
+        b->base = NULL;
         if (r->out_tail)
             r->out_tail->next = b;
         else
@@ -883,7 +969,7 @@ static int stream_submit(http_conn *c, req_impl *r) {
     }
     size_t i = 0;
     for (out_block *b = r->out_head; b; b = b->next, i++) {
-        bufs[i].base = b->data;
+        bufs[i].base = b->shared ? (char *)b->base : b->data;
         bufs[i].len = b->len;
     }
     w->blocks = r->out_head;
@@ -891,7 +977,24 @@ static int stream_submit(http_conn *c, req_impl *r) {
     w->stream_bytes = r->out_bytes;
     r->out_head = r->out_tail = NULL;
     r->out_bytes = 0;
-    int rc = conn_submit(c, w, bufs, (unsigned)n); /* libuv copies bufs */
+    /* What the socket takes at once needs no write request, nor its callback on a later turn
+     * of the loop (a live event goes to every subscriber: that callback was most of the cost of
+     * a delivery). With nothing queued, nothing is over the bound, so no drain is due. */
+    unsigned nleft = (unsigned)n;
+    ssize_t sent = conn_try_write(c, bufs, &nleft);
+    int rc;
+    if (sent < 0) {
+        write_ctx_free(w);
+        rc = -1;
+    } else if (nleft == 0) {
+        write_ctx_free(w);
+        uint64_t now = log_monotonic_ns();
+        c->write_progress_ns = now;
+        if (c->writes_pending == 0) c->idle_since_ns = now;
+        rc = 0;
+    } else {
+        rc = conn_submit(c, w, bufs, nleft); /* libuv copies bufs */
+    }
     if (bufs != small) free(bufs);
     return rc;
 }
@@ -1061,6 +1164,10 @@ static void server_maybe_done(http_server *s) {
         s->notify_open = 0;
         uv_close((uv_handle_t *)&s->notify, on_server_handle_closed);
     }
+    if (s->budget_open) {
+        s->budget_open = 0;
+        uv_close((uv_handle_t *)&s->budget_timer, on_server_handle_closed);
+    }
     if (s->open_handles) return;
     s->done_called = 1;
     if (s->done) s->done(s->done_arg);
@@ -1083,10 +1190,18 @@ static void on_conn_handle_closed(uv_handle_t *h) {
 static void conn_drop_requests(http_conn *c) {
     if (c->cur) req_free(c->cur);
     c->cur = NULL;
+    c->srv->held_total -= c->held; /* its writes still count until libuv completes them */
+    c->held = 0;
+    if (c->budget_wait) {
+        c->budget_wait = 0;
+        c->srv->nbudget_wait--;
+    }
     req_impl *r = c->q_head;
     while (r) {
         req_impl *next = r->next;
         r->next = NULL;
+        r->queued = 0;
+        r->held = 0;
         if (r->handed && !r->answered) {
             r->conn = NULL;
             if (r->streaming) {
@@ -1280,11 +1395,47 @@ static void on_conn_timer(uv_timer_t *t) {
 
 /* ---- reading ----------------------------------------------------------------------------- */
 
+/* Whether the next request may be parsed, and so handed to the handler: within max_pipelined,
+ * and with room for its answer, counted before it is produced (req_hold): in the connection's
+ * write_queue_max_bytes, and in the server's write_budget_bytes, which all connections share.
+ * A connection that holds nothing may always take one request, so every client progresses and
+ * one that does not read gets no more than that. */
 static int conn_may_parse(http_conn *c) {
-    const http_server_limits *lim = &c->srv->lim;
-    return !c->closing && !c->lingering && !c->no_more &&
-           c->inflight < (size_t)lim->max_pipelined &&
-           write_queue_size(c) <= (size_t)lim->write_queue_max_bytes;
+    http_server *s = c->srv;
+    const http_server_limits *lim = &s->lim;
+    if (c->closing || c->lingering || c->no_more || c->inflight >= (size_t)lim->max_pipelined)
+        return 0;
+    if (c->held == 0 && c->writing == 0) return 1;
+    size_t reserve = reserve_bytes(c);
+    if (c->held + c->writing + reserve > (size_t)lim->write_queue_max_bytes) return 0;
+    if (s->held_total + reserve > (size_t)lim->write_budget_bytes) {
+        if (!c->budget_wait) {
+            c->budget_wait = 1;
+            s->nbudget_wait++;
+        }
+        return 0;
+    }
+    return 1;
+}
+
+static void on_budget(uv_timer_t *t) {
+    http_server *s = t->data;
+    for (http_conn *c = s->conns, *next; c && s->nbudget_wait; c = next) {
+        next = c->next;
+        if (!c->budget_wait) continue;
+        c->budget_wait = 0;
+        s->nbudget_wait--;
+        conn_pump(c); /* may wait again */
+    }
+}
+
+/* Something held was let go: wake the connections waiting for the budget, if it has room. */
+static void server_budget_freed(http_server *s) {
+    if (!s->nbudget_wait || !s->budget_open || uv_is_active((uv_handle_t *)&s->budget_timer))
+        return;
+    if (s->held_total + (size_t)s->lim.write_queue_max_bytes / (size_t)s->lim.max_pipelined <=
+        (size_t)s->lim.write_budget_bytes)
+        uv_timer_start(&s->budget_timer, on_budget, 0, 0);
 }
 
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
@@ -1945,6 +2096,7 @@ static void limits_init(http_server_limits *dst, const http_server_limits *src) 
     dst->idle_timeout_ms = or_default(src->idle_timeout_ms, 60000);
     dst->write_queue_max_bytes = or_default(src->write_queue_max_bytes, 1048576);
     dst->max_pipelined = or_default(src->max_pipelined, 16);
+    dst->write_budget_bytes = or_default(src->write_budget_bytes, 67108864);
     dst->access_log = src->access_log;
 }
 
@@ -2025,9 +2177,11 @@ int http_server_listen(http_server *s, const char *host, int port, char *err, si
     uv_poll_init_socket(s->loop, &s->lpoll, fd);
     uv_timer_init(s->loop, &s->accept_timer);
     uv_timer_init(s->loop, &s->notify);
-    s->lpoll.data = s->accept_timer.data = s->notify.data = s;
-    s->open_handles = 3;
+    uv_timer_init(s->loop, &s->budget_timer);
+    s->lpoll.data = s->accept_timer.data = s->notify.data = s->budget_timer.data = s;
+    s->open_handles = 4;
     s->notify_open = 1;
+    s->budget_open = 1;
     uv_poll_start(&s->lpoll, UV_READABLE, on_listen_readable);
     return 0;
 }
@@ -2038,6 +2192,11 @@ int http_server_port(const http_server *s) {
 
 size_t http_server_connection_count(const http_server *s) {
     return s->nconns;
+}
+
+http_server_memory http_server_get_memory(const http_server *s) {
+    http_server_memory m = {s->held_total, s->peak_conn, s->peak_total};
+    return m;
 }
 
 void http_respond_take(http_request *req, int status, const char *content_type,
@@ -2113,6 +2272,7 @@ int http_stream_start(http_request *req, int status, const char *content_type,
     r->st_chunked = r->http_minor >= 1;
     if (stream_build_head(r, status, content_type, extra_headers) < 0) return -1;
     r->streaming = 1;
+    req_hold(r, 0); /* its blocks are bounded as a stream's */
     r->status = status;
     r->cbs = *cbs;
     r->cb_arg = arg;
@@ -2123,6 +2283,23 @@ int http_stream_start(http_request *req, int status, const char *content_type,
     }
     conn_flush(c); /* writes the head if the stream is at the head of the queue */
     return 0;
+}
+
+/* After bytes were appended to r's blocks: hands them to libuv when nothing is in its queue,
+ * and says whether the stream is now over its bound (http_stream_write's 0, 1 or -1). */
+static int stream_wrote(http_conn *c, req_impl *r) {
+    if (c->q_head == r && r->st_head_sent && write_queue_size(c) == 0 && stream_submit(c, r) < 0) {
+        conn_close(c);
+        return -1;
+    }
+    if (stream_pending(c, r) <= (size_t)c->srv->lim.write_queue_max_bytes) return 0;
+    r->st_want_drain = 1;
+    if (!r->st_over) {
+        r->st_over = 1;
+        r->over_since_ns = log_monotonic_ns();
+        conn_update_timer(c);
+    }
+    return 1;
 }
 
 int http_stream_write(http_request *req, const void *data, size_t len) {
@@ -2138,20 +2315,68 @@ int http_stream_write(http_request *req, const void *data, size_t len) {
             return -1;
         }
         r->st_body_bytes += len;
-        if (c->q_head == r && r->st_head_sent && write_queue_size(c) == 0 &&
-            stream_submit(c, r) < 0) {
-            conn_close(c);
-            return -1;
+    }
+    return stream_wrote(c, r);
+}
+
+http_chunk *http_chunk_new(const void *data, size_t len) {
+    char head[24];
+    size_t head_len = (size_t)snprintf(head, sizeof head, "%zx\r\n", len);
+    if (len > SIZE_MAX - sizeof(http_chunk) - head_len - 2) return NULL;
+    http_chunk *ch = malloc(sizeof *ch + head_len + len + 2);
+    if (!ch) return NULL;
+    ch->refs = 1;
+    ch->head_len = head_len;
+    ch->data_len = len;
+    memcpy(ch->bytes, head, head_len);
+    if (len) memcpy(ch->bytes + head_len, data, len);
+    memcpy(ch->bytes + head_len + len, "\r\n", 2);
+    return ch;
+}
+
+void http_chunk_free(http_chunk *ch) {
+    if (ch && --ch->refs == 0) free(ch);
+}
+
+size_t http_chunk_size(const http_chunk *ch) {
+    return ch->head_len + ch->data_len + 2;
+}
+
+/* One block referring to ch (a reference of its own), appended to r's blocks. */
+static int stream_append_shared(req_impl *r, http_chunk *ch) {
+    out_block *b = malloc(sizeof *b);
+    if (!b) return -1;
+    b->next = NULL;
+    b->shared = ch;
+    /* HTTP/1.0 streams have no chunk framing: the data alone. */
+    b->base = r->st_chunked ? ch->bytes : ch->bytes + ch->head_len;
+    b->len = r->st_chunked ? http_chunk_size(ch) : ch->data_len;
+    b->cap = b->len; /* full: stream_append never coalesces into it (it has no data[]) */
+    ch->refs++;
+    if (r->out_tail)
+        r->out_tail->next = b;
+    else
+        r->out_head = b;
+    r->out_tail = b;
+    r->out_bytes += b->len;
+    return 0;
+}
+
+int http_stream_write_shared(http_request *req, http_chunk *const *chunks, size_t n) {
+    req_impl *r = (req_impl *)req;
+    http_conn *c = r->conn;
+    if (!r->streaming || r->answered || r->st_closed || !c || c->closing) return -1;
+    if (!r->is_head) {
+        for (size_t i = 0; i < n; i++) {
+            if (chunks[i]->data_len == 0) continue; /* would read as the end of the stream */
+            if (stream_append_shared(r, chunks[i]) < 0) {
+                conn_close(c); /* out of memory: on_close follows */
+                return -1;
+            }
+            r->st_body_bytes += chunks[i]->data_len;
         }
     }
-    if (stream_pending(c, r) <= (size_t)c->srv->lim.write_queue_max_bytes) return 0;
-    r->st_want_drain = 1;
-    if (!r->st_over) {
-        r->st_over = 1;
-        r->over_since_ns = log_monotonic_ns();
-        conn_update_timer(c);
-    }
-    return 1;
+    return stream_wrote(c, r);
 }
 
 size_t http_stream_pending(const http_request *req) {

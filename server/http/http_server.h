@@ -57,7 +57,13 @@ typedef struct http_server_limits {
     int64_t idle_timeout_ms;            /* idle keep-alive, stalled body or stalled write (60000) */
     int64_t write_queue_max_bytes;      /* unwritten bytes before reading pauses (1048576) */
     int64_t max_pipelined;              /* requests in flight per connection (16) */
-    int access_log;                     /* 1: one log_access line per answered request */
+    /* What every connection's answers may hold together, in flight or unwritten (67108864). A
+     * request is handed to the handler only while its connection and the server have room for
+     * its answer: each request in flight counts as write_queue_max_bytes / max_pipelined until
+     * answered, then as its answer's size until libuv has written it; a connection holding
+     * nothing may always take one request. Streams' chunks are bounded per stream instead. */
+    int64_t write_budget_bytes;
+    int access_log; /* 1: one log_access line per answered request */
     /* Reverse proxies whose X-Forwarded-For names the client: comma-separated IP addresses, each
      * with an optional /prefix (config limits.trusted_proxies). NULL or "": none. Copied. */
     const char *trusted_proxies;
@@ -109,6 +115,15 @@ void http_server_free(http_server *s);
 /* Open connections, including ones still closing. */
 size_t http_server_connection_count(const http_server *s);
 
+/* What answers hold (write_budget_bytes): now, and the most one connection and all of them held
+ * since the server started. */
+typedef struct http_server_memory {
+    size_t held;
+    size_t peak_connection;
+    size_t peak_total;
+} http_server_memory;
+http_server_memory http_server_get_memory(const http_server *s);
+
 /* ---- streaming answers (Server-Sent Events, large downloads) ------------------------------
  *
  * A streaming answer is the answer of its request: requests pipelined behind it wait until it
@@ -148,6 +163,24 @@ int http_stream_start(http_request *req, int status, const char *content_type,
  * (client gone or shutting down): nothing queued. The bound on memory relies on the producer
  * honouring 1. */
 int http_stream_write(http_request *req, const void *data, size_t len);
+
+/* A chunk built once and written to many streams without copying (one live event to every
+ * subscriber of its session): its bytes and their chunk framing are made once, and each stream
+ * it is written to holds a reference until libuv has written it. Loop thread only. */
+typedef struct http_chunk http_chunk;
+
+/* Copies len bytes (with their chunk framing) into a new chunk holding one reference, the
+ * caller's. NULL when out of memory. */
+http_chunk *http_chunk_new(const void *data, size_t len);
+/* Drops the caller's reference; the chunk goes with the last one. NULL: nothing. */
+void http_chunk_free(http_chunk *ch);
+/* Bytes the chunk holds on the wire (framing included): what it counts for in a stream. */
+size_t http_chunk_size(const http_chunk *ch);
+
+/* Queues n chunks, in order, as http_stream_write would queue their bytes (same 0, 1 or -1),
+ * but handed to libuv together and without copying them: each stream takes a reference of its
+ * own to each chunk, so the caller keeps (borrows) its own. A chunk of 0 bytes is skipped. */
+int http_stream_write_shared(http_request *req, http_chunk *const *chunks, size_t n);
 
 /* The stream's unwritten bytes: queued and not yet taken by the kernel, chunk framing included
  * (what the stream holds in memory); 0 once the client is gone. */

@@ -1,14 +1,24 @@
 /* Live events: Server-Sent Events subscribers of sessions' event streams.
  *
- * A subscriber holds no queue of its own: it remembers the last seq it was sent and, whenever
- * its session commits or its connection drains, reads what follows from the database. So a
- * resumed or slow subscriber can never skip or repeat an event, and its memory is bounded by
- * the HTTP layer's write queue; a reader that stops reading is cut off by that layer.
+ * A subscriber holds no queue of its own: it remembers the last seq it was sent. The subscribers
+ * of one session share a channel. When the session commits, the channel reads what follows the
+ * oldest of its caught-up ("live") subscribers once, serialises each event once, and writes the
+ * same bytes (an http_chunk, not a copy) to every live subscriber, after what each already has.
+ * Commits published between two turns of the loop are read together (an idle handle), so a
+ * batch of the writer's costs one read and one write per subscriber, however many events it
+ * made; and the writes go out a slice of streams per turn, so that a thousand subscribers do not
+ * hold up another session's request for the whole fan-out.
  *
- * Reads go through db_reads (server/store/db_reads.h), one in flight per subscriber: inline for
- * SQLite (sent before live_publish returns, as before), on a reader thread for PostgreSQL (sent
- * when the read is answered). A commit published while a subscriber's read is in flight makes it
- * read once more after that read. */
+ * A subscriber that is not live reads for itself from the database: a new or resumed one until
+ * it has caught up, and one whose connection went over its write bound, once it drains. Such
+ * subscribers queue and read a page each at their turn, a few pages per turn of the loop, so
+ * many far behind never hold the others up; no subscriber can skip or repeat an event; its
+ * memory is bounded by the HTTP layer's write queue, and a reader that stops reading is cut off
+ * by that layer.
+ *
+ * Reads go through db_reads (server/store/db_reads.h), one in flight per subscriber and one per
+ * channel: inline for SQLite, on a reader thread for PostgreSQL (sent when the read is
+ * answered). A commit published while a read is in flight makes it read once more after it. */
 #ifndef UMPIRE_LIVE_H
 #define UMPIRE_LIVE_H
 
@@ -52,6 +62,15 @@ void live_publish(live *l, const char *session_id);
  * can miss; this bounds how late such a subscriber can be. 0: no polling (one node). */
 void live_poll(live *l, uint64_t every_ms);
 size_t live_subscriber_count(const live *l);
+/* What the node's streams cost since it started (logged at live_stop, which the fan-out tests
+ * read). */
+typedef struct live_stats {
+    uint64_t frames_made;   /* events serialised: once per channel read, once per own read */
+    uint64_t deliveries;    /* events written to a stream */
+    uint64_t channel_reads; /* pages read for a whole channel */
+    uint64_t own_reads;     /* pages read by one subscriber catching up */
+} live_stats;
+live_stats live_get_stats(const live *l);
 /* Stops the heartbeat and the poll and retry timers (streams themselves are ended by the HTTP
  * layer's shutdown). */
 void live_stop(live *l);

@@ -1,11 +1,13 @@
 /* Serves the HTTP layer with test handlers, for tests/http/test_http_layer.py.
  *
  *   http_harness PORTFILE [header_timeout_ms idle_timeout_ms max_body max_header max_pipelined
- *                          max_connections write_queue_max]
+ *                          max_connections write_queue_max write_budget]
  *
  * Listens on 127.0.0.1:0 and writes the bound port to PORTFILE. Routes:
  *   /echo           (any method) 200 JSON: method, path, query, body_length, header_count
- *   GET /delay?ms=N 200 after N ms (a uv_timer), to answer out of order
+ *   GET /delay?ms=N[&bytes=B]
+ *                   200 after N ms (a uv_timer), to answer out of order; with bytes, the answer
+ *                   is B bytes of text (an answer produced later than its request was taken)
  *   GET /big?bytes=N 200 with N bytes of text
  *   GET /stream?chunks=N&bytes=B&interval_ms=I[&burst=K]
  *                   streams N chunks of B bytes (chunk k is B times 'a' + k % 26), the first at
@@ -15,9 +17,15 @@
  *                   ends it (after D ms when given, else inside on_close)
  *   GET /firehose   64 KiB chunks (chunk k is 'A' + k % 26) as fast as http_stream_write returns
  *                   0, pausing on 1 until on_drain, forever until closed
+ *   GET /mixed?rounds=R&bytes=B
+ *                   a stream written at once, R rounds of: one shared chunk (http_chunk, made
+ *                   once and written to every /mixed stream) of B bytes of 'A' + k % 26, then a
+ *                   copied write of the round's number and "\n"; then ends. Without a reader
+ *                   the rounds pile up in the stream's blocks, shared and copied ones mixed
  *   GET /stats      200 JSON: connections, streams (active), streams_started, streams_closed
  *                   (on_close calls), drains (on_drain calls), max_pending (the largest
- *                   http_stream_pending seen by a firehose after a write)
+ *                   http_stream_pending seen by a firehose after a write), and what answers
+ *                   hold (http_server_get_memory): held, peak_connection, peak_total
  *   anything else   404 in the error envelope
  * SIGTERM / SIGINT: graceful shutdown, exit 0 once it is done. */
 #include "server/core/log.h"
@@ -59,7 +67,7 @@ typedef struct stream_ctx {
 typedef struct delay {
     uv_timer_t timer;
     http_request *req;
-    long ms;
+    long ms, bytes;
 } delay;
 
 static harness H;
@@ -133,9 +141,15 @@ static void delay_closed(uv_handle_t *h) {
 
 static void delay_fired(uv_timer_t *t) {
     delay *d = t->data;
-    char json[64];
-    snprintf(json, sizeof json, "{\"delayed_ms\":%ld}", d->ms);
-    respond_json(d->req, 200, json);
+    if (d->bytes > 0) {
+        char *body = xmalloc((size_t)d->bytes);
+        memset(body, 'x', (size_t)d->bytes);
+        http_respond_take(d->req, 200, "text/plain; charset=utf-8", NULL, body, (size_t)d->bytes);
+    } else {
+        char json[64];
+        snprintf(json, sizeof json, "{\"delayed_ms\":%ld}", d->ms);
+        respond_json(d->req, 200, json);
+    }
     uv_close((uv_handle_t *)t, delay_closed);
 }
 
@@ -144,6 +158,8 @@ static void handle_delay(http_request *req) {
     d->req = req;
     d->ms = query_long(req->query, "ms", 0);
     if (d->ms < 0) d->ms = 0;
+    d->bytes = query_long(req->query, "bytes", 0);
+    if (d->bytes < 0 || d->bytes > MAX_BIG) d->bytes = 0;
     uv_timer_init(H.loop, &d->timer);
     d->timer.data = d;
     uv_timer_start(&d->timer, delay_fired, (uint64_t)d->ms, 0);
@@ -158,12 +174,14 @@ static void handle_big(http_request *req) {
 }
 
 static void handle_stats(http_request *req) {
-    char json[256];
+    char json[384];
+    http_server_memory m = http_server_get_memory(H.srv);
     snprintf(json, sizeof json,
              "{\"connections\":%zu,\"streams\":%zu,\"streams_started\":%zu,"
-             "\"streams_closed\":%zu,\"drains\":%zu,\"max_pending\":%zu}",
+             "\"streams_closed\":%zu,\"drains\":%zu,\"max_pending\":%zu,\"held\":%zu,"
+             "\"peak_connection\":%zu,\"peak_total\":%zu}",
              http_server_connection_count(H.srv), H.streams, H.streams_started, H.streams_closed,
-             H.drains, H.max_pending);
+             H.drains, H.max_pending, m.held, m.peak_connection, m.peak_total);
     respond_json(req, 200, json);
 }
 
@@ -301,6 +319,55 @@ static void handle_stream(http_request *req, stream_kind kind) {
         firehose_run(s);
 }
 
+/* Shared chunks by letter, made on first use and kept until exit (one per size asked). */
+static http_chunk *shared_chunk(int letter, long bytes) {
+    static http_chunk *made[26];
+    static long made_bytes[26];
+    if (made[letter] && made_bytes[letter] != bytes) {
+        http_chunk_free(made[letter]);
+        made[letter] = NULL;
+    }
+    if (!made[letter]) {
+        char *buf = xmalloc((size_t)bytes);
+        memset(buf, 'A' + letter, (size_t)bytes);
+        made[letter] = http_chunk_new(buf, (size_t)bytes);
+        made_bytes[letter] = bytes;
+        free(buf);
+    }
+    return made[letter];
+}
+
+static void mixed_closed(http_request *req, void *arg) {
+    (void)req;
+    (void)arg;
+}
+
+static void handle_mixed(http_request *req) {
+    long rounds = query_long(req->query, "rounds", 0), bytes = query_long(req->query, "bytes", 1);
+    if (rounds < 0 || rounds > 100000 || bytes < 1 || bytes > MAX_CHUNK) {
+        respond_json(req, 400,
+                     "{\"error\":{\"code\":\"bad_request\",\"message\":\"rounds or "
+                     "bytes out of range\",\"details\":{}}}");
+        return;
+    }
+    static const http_stream_callbacks cbs = {NULL, mixed_closed};
+    if (http_stream_start(req, 200, "application/octet-stream", NULL, &cbs, NULL) != 0) {
+        respond_json(req, 503,
+                     "{\"error\":{\"code\":\"shutting_down\",\"message\":\"no "
+                     "stream\",\"details\":{}}}");
+        return;
+    }
+    for (long k = 0; k < rounds; k++) {
+        http_chunk *ch = shared_chunk((int)(k % 26), bytes);
+        char num[32];
+        int n = snprintf(num, sizeof num, "%ld\n", k);
+        if (!ch || http_stream_write_shared(req, &ch, 1) < 0 ||
+            http_stream_write(req, num, (size_t)n) < 0)
+            break;
+    }
+    http_stream_end(req);
+}
+
 static void handle(http_request *req, void *user) {
     (void)user;
     int get = strcmp(req->method, "GET") == 0 || strcmp(req->method, "HEAD") == 0;
@@ -318,6 +385,8 @@ static void handle(http_request *req, void *user) {
         handle_stream(req, ST_SSE);
     else if (get && strcmp(req->path, "/firehose") == 0)
         handle_stream(req, ST_FIREHOSE);
+    else if (get && strcmp(req->path, "/mixed") == 0)
+        handle_mixed(req);
     else
         respond_json(req, 404,
                      "{\"error\":{\"code\":\"not_found\",\"message\":\"No such route.\","
@@ -361,6 +430,7 @@ static void parse_limits(int argc, char **argv, http_server_limits *lim) {
     lim->max_pipelined = arg_or(argc, argv, 6, 4);
     lim->max_connections = arg_or(argc, argv, 7, 64);
     lim->write_queue_max_bytes = arg_or(argc, argv, 8, 256 * 1024);
+    lim->write_budget_bytes = arg_or(argc, argv, 9, 0); /* 0: the layer's default */
     lim->access_log = 1;
 }
 
@@ -368,7 +438,7 @@ int main(int argc, char **argv) {
     if (argc < 2) {
         fprintf(stderr,
                 "usage: %s PORTFILE [header_timeout_ms idle_timeout_ms max_body "
-                "max_header max_pipelined max_connections write_queue_max]\n",
+                "max_header max_pipelined max_connections write_queue_max write_budget]\n",
                 argv[0]);
         return 2;
     }

@@ -786,3 +786,87 @@ def test_slow_reader_is_not_cut_off(start):
     assert time.monotonic() - t0 > 1.0  # much slower than the idle timeout
     c.buf = b""
     assert c.get("/echo").status == 200
+
+
+# ---- answers counted before they are produced (issue 22, item 5) ----------------------------
+
+def _never_reading_socket(port):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    s.connect(("127.0.0.1", port))
+    return s
+
+
+def stats_of(h):
+    """The harness's /stats, on a connection of its own."""
+    c = h.client()
+    try:
+        return c.get("/stats").json()
+    finally:
+        c.close()
+
+
+def test_answers_in_flight_are_counted_before_they_are_produced(start):
+    """Requests whose 1 MiB answers are produced later (after 200 ms), pipelined by a client
+    that does not read. Before, all max_pipelined requests were taken at once and their answers
+    held together (8 x 1 MiB). Now each request in flight is counted as the biggest answer its
+    connection has produced (at least its share of the bound), so once the client has asked for
+    one big answer, the next is taken only when the bound has room for another."""
+    wq = 262144
+    h = start(1000, 5000, 1024, 4096, 8, 64, wq)  # max_pipelined 8: a share of 32 KiB each
+    s = _never_reading_socket(h.port)
+    try:
+        s.settimeout(5)
+        s.sendall(b"GET /delay?ms=10&bytes=1048576 HTTP/1.1\r\nHost: t\r\n\r\n")
+        got = b""
+        while len(got) < 1048576:  # read the first answer: it is what the client asks for
+            got += s.recv(1 << 20)
+        s.sendall(b"GET /delay?ms=200&bytes=1048576 HTTP/1.1\r\nHost: t\r\n\r\n" * 8)
+        time.sleep(1.0)  # long enough for every answer taken to have been produced
+        st = stats_of(h)
+        # One answer (and its head) fills the connection's bound: nothing more was taken.
+        assert st["peak_connection"] <= 1048576 + 4096 + wq, st
+        assert st["held"] > 0, st  # the second answer is there (what the kernel left of it)
+    finally:
+        s.close()
+    # What is left is the /stats request's own share (32 KiB).
+    assert wait_until(lambda: stats_of(h)["held"] <= wq // 8, 5), "a closed connection holds"
+    # Ordinary pipelining of small answers still takes max_pipelined at once.
+    c = h.client()
+    c.send(b"GET /delay?ms=300 HTTP/1.1\r\nHost: t\r\n\r\n" * 8)
+    t0 = time.monotonic()
+    for _ in range(8):
+        assert c.read_response().json() == {"delayed_ms": 300}
+    assert time.monotonic() - t0 < 8 * 0.3  # not one after another
+
+
+def test_the_write_budget_is_shared_by_every_connection(start):
+    """Twelve clients that have each read one big answer pipeline more of them and stop
+    reading. Together they may hold the server's write budget (2 MiB here) and not much more,
+    whatever each connection's own bound (4 MiB); a new client is still served."""
+    budget = 2 * 1048576
+    # max_pipelined 16: a share of 256 KiB per request in flight, the size of each answer.
+    h = start(1000, 10000, 1024, 4096, 16, 64, 4 * 1048576, budget)
+    socks = [_never_reading_socket(h.port) for _ in range(12)]
+    try:
+        for s in socks:  # each reads one big answer: the connection knows what it asks for
+            s.settimeout(5)
+            s.sendall(b"GET /delay?ms=1&bytes=262144 HTTP/1.1\r\nHost: t\r\n\r\n")
+            got = b""
+            while len(got) < 262144:
+                got += s.recv(1 << 20)
+        for s in socks:
+            s.sendall(b"GET /delay?ms=100&bytes=262144 HTTP/1.1\r\nHost: t\r\n\r\n" * 8)
+        time.sleep(1.5)
+        st = stats_of(h)
+        # Within the budget plus what connections holding nothing may each take (one request,
+        # counted as one answer of 256 KiB): 12 such at most. Without the budget: 12 x 8.
+        assert st["peak_total"] <= budget + 12 * (262144 + 4096), st
+        assert st["peak_total"] >= budget // 2, st
+        c = h.client()
+        assert c.get("/echo?ordinary").json()["query"] == "ordinary"
+        assert c.get("/delay?ms=10").json() == {"delayed_ms": 10}
+    finally:
+        for s in socks:
+            s.close()
+    assert wait_until(lambda: stats_of(h)["held"] <= 4 * 1048576 // 16, 5)  # /stats' own

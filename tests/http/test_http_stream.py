@@ -75,12 +75,7 @@ def stream_client(h, timeout=base.IO_TIMEOUT):
     return StreamClient(h.port, timeout)
 
 
-def stats(h):
-    c = h.client()
-    try:
-        return c.get("/stats").json()
-    finally:
-        c.close()
+stats = base.stats_of
 
 
 def active_streams(h):
@@ -428,3 +423,51 @@ def test_stream_requested_during_shutdown_gets_503(start):
     base.assert_layer_error(c.read_response(), 503, "shutting_down")
     assert c.wait_closed()
     assert h.proc.wait(timeout=5) == 0
+
+
+# ---- shared chunks (one event's bytes written to many streams) ------------------------------
+
+def _mixed_expected(rounds, size):
+    out = []
+    for k in range(rounds):
+        out.append(bytes([ord("A") + k % 26]) * size)
+        out.append(f"{k}\n".encode())
+    return out
+
+
+def test_shared_and_copied_chunks_interleave_exactly_on_several_streams(start):
+    """Shared chunks (the same bytes for every stream) and copied writes, written faster than
+    the clients read so that both kinds pile up in each stream's blocks: every stream decodes
+    to exactly what was written, in order, chunk by chunk."""
+    h = start()
+    rounds, size = 400, 3000
+    clients = []
+    for _ in range(3):
+        c = stream_client(h, timeout=10)
+        c.sock.close()  # a socket that reads slowly, opened by hand
+        c.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        c.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        # Ethernet-sized segments: with loopback's 64 KiB ones a 4 KiB window reopens only
+        # after zero-window probes back off for seconds (the kernel's stall, not the server's).
+        c.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, 1460)
+        c.sock.settimeout(10)
+        c.sock.connect(("127.0.0.1", h.port))
+        c.send(f"GET /mixed?rounds={rounds}&bytes={size} HTTP/1.1\r\nHost: t\r\n\r\n".encode())
+        clients.append(c)
+    time.sleep(0.3)  # the server writes everything while nobody reads
+    for c in clients:
+        c.read_stream_head()
+        assert c.read_chunks() == _mixed_expected(rounds, size)
+        assert c.get("/echo?after").json()["query"] == "after"  # keep-alive, clean framing
+
+
+def test_shared_chunks_on_an_http10_stream_carry_no_framing(start):
+    h = start()
+    c = stream_client(h)
+    c.send(b"GET /mixed?rounds=30&bytes=100 HTTP/1.0\r\nHost: t\r\n\r\n")
+    status, headers = c.read_head()
+    assert status == 200 and "transfer-encoding" not in headers
+    with pytest.raises(EOFError):  # HTTP/1.0: the end of the body is the close
+        while True:
+            c._fill()
+    assert c.buf == b"".join(_mixed_expected(30, 100))

@@ -37,6 +37,7 @@ static const struct {
     {"server.idle_timeout_ms", "6"},
     {"server.write_queue_max_bytes", "7"},
     {"server.max_pipelined", "8"},
+    {"server.write_budget_bytes", "4242"},
     {"server.shutdown_timeout_ms", "9"},
     {"storage.db", "\"/tmp/other.db\""},
     {"storage.synchronous", "\"normal\""},
@@ -169,7 +170,7 @@ static void write_temp(char path[64], const char *text, size_t len) {
 
 static void test_key_table(void **state) {
     (void)state;
-    assert_int_equal(config_key_count(), 63);
+    assert_int_equal(config_key_count(), 64);
     for (size_t i = 0; i < config_key_count(); i++) {
         const char *name = config_key_name(i);
         assert_non_null(name);
@@ -271,6 +272,7 @@ static void test_all_fields(void **state) {
     assert_int_equal(cfg.idle_timeout_ms, 6);
     assert_int_equal(cfg.write_queue_max_bytes, 7);
     assert_int_equal(cfg.max_pipelined, 8);
+    assert_int_equal(cfg.write_budget_bytes, 4242);
     assert_int_equal(cfg.shutdown_timeout_ms, 9);
     assert_string_equal(cfg.db, "/tmp/other.db");
     assert_string_equal(cfg.synchronous, "normal");
@@ -295,6 +297,7 @@ static void test_defaults(void **state) {
     assert_int_equal(cfg.idle_timeout_ms, 60000);
     assert_int_equal(cfg.write_queue_max_bytes, 1048576);
     assert_int_equal(cfg.max_pipelined, 16);
+    assert_int_equal(cfg.write_budget_bytes, 67108864);
     assert_int_equal(cfg.shutdown_timeout_ms, 10000);
     assert_string_equal(cfg.db, "./data/umpire.db");
     assert_string_equal(cfg.synchronous, "full");
