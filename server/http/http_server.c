@@ -133,7 +133,7 @@ typedef struct write_ctx {
     out_block *blocks;
     int is_stream;       /* written for the stream at the head of the queue */
     size_t stream_bytes; /* bytes of blocks */
-    size_t bytes;        /* all its bytes: held (conn->writing) until libuv is done with it */
+    size_t bytes;        /* an answer's bytes: held (conn->writing) until libuv is done with it */
 } write_ctx;
 
 struct http_conn {
@@ -697,22 +697,23 @@ static int req_set_answer(req_impl *r, int status, const char *ctype, const char
 /* ---- the connection's queue and writes --------------------------------------------------- */
 
 /* What a request taken now is counted as until its answer is produced: the connection's share
- * of its bound per request in flight, or its biggest answer so far if that is more. So once a
- * client has asked for big answers, its next requests are taken one at a time as the bound has
- * room for another such answer; an answer produced as its request is taken (most reads) counts
- * before the next request is parsed. */
+ * of its bound per request in flight, or its biggest answer so far if that is more, but never
+ * more than the bound. So once a client has asked for big answers, its next requests are taken
+ * one at a time as the bound has room for another such answer; an answer produced as its
+ * request is taken (most reads) counts before the next request is parsed. */
 static size_t reserve_bytes(const http_conn *c) {
     const http_server *s = c->srv;
-    size_t n = (size_t)s->lim.write_queue_max_bytes / (size_t)s->lim.max_pipelined;
-    if (n < c->largest_answer) n = c->largest_answer;
+    size_t bound = (size_t)s->lim.write_queue_max_bytes;
+    size_t n = bound / (size_t)s->lim.max_pipelined;
+    if (n < c->largest_answer) n = c->largest_answer < bound ? c->largest_answer : bound;
     return n ? n : 1;
 }
 
 static void server_budget_freed(http_server *s);
 
 /* Sets what r holds of its connection's bound (and of the server's budget): a request in flight
- * holds its reserve (write_queue_max_bytes / max_pipelined) from when it is handed to the
- * handler, so answers are counted before they are produced; an answer, its size until it is
+ * holds its reserve (reserve_bytes) from when it is handed to the handler, so answers are
+ * counted before they are produced; an answer, its size until it is
  * handed to libuv (then conn->writing counts it); a stream, nothing (its blocks have their own
  * bound). */
 static void req_hold(req_impl *r, size_t bytes) {
@@ -793,9 +794,11 @@ static void conn_wrote(http_conn *c) {
 static void on_write(uv_write_t *req, int status) {
     write_ctx *w = (write_ctx *)req;
     http_conn *c = w->conn;
-    c->writing -= w->bytes;
-    c->srv->held_total -= w->bytes;
-    server_budget_freed(c->srv);
+    if (!w->is_stream) {
+        c->writing -= w->bytes;
+        c->srv->held_total -= w->bytes;
+        server_budget_freed(c->srv);
+    }
     if (w->is_stream) {
         c->st_nwrites--;
         c->st_inflight -= w->stream_bytes;
@@ -820,12 +823,14 @@ static int conn_submit(http_conn *c, write_ctx *w, const uv_buf_t *bufs, unsigne
         write_ctx_free(w);
         return -1;
     }
-    for (unsigned i = 0; i < nbufs; i++)
-        w->bytes += bufs[i].len;
-    c->writing += w->bytes;
-    c->srv->held_total += w->bytes;
-    if (c->held + c->writing > c->srv->peak_conn) c->srv->peak_conn = c->held + c->writing;
-    if (c->srv->held_total > c->srv->peak_total) c->srv->peak_total = c->srv->held_total;
+    if (!w->is_stream) { /* a stream's writes are bounded as the stream's (stream_pending) */
+        for (unsigned i = 0; i < nbufs; i++)
+            w->bytes += bufs[i].len;
+        c->writing += w->bytes;
+        c->srv->held_total += w->bytes;
+        if (c->held + c->writing > c->srv->peak_conn) c->srv->peak_conn = c->held + c->writing;
+        if (c->srv->held_total > c->srv->peak_total) c->srv->peak_total = c->srv->held_total;
+    }
     c->writes_pending++;
     if (w->is_stream) {
         c->st_nwrites++;
@@ -843,11 +848,12 @@ static ssize_t conn_try_write(http_conn *c, uv_buf_t *bufs, unsigned *nbufs) {
     if (n == UV_EAGAIN) return 0;
     if (n < 0) return -1;
     size_t left = (size_t)n;
-    while (*nbufs && left >= bufs[0].len) { /* drop the buffers written whole */
-        left -= bufs[0].len;
-        (*nbufs)--;
-        memmove(bufs, bufs + 1, *nbufs * sizeof *bufs);
-    }
+    unsigned whole = 0; /* the buffers written whole: dropped with one move (a lagging stream
+                         * hands over a buffer per event, up to libuv's 1024 at a time) */
+    while (whole < *nbufs && left >= bufs[whole].len)
+        left -= bufs[whole++].len;
+    *nbufs -= whole;
+    if (whole && *nbufs) memmove(bufs, bufs + whole, *nbufs * sizeof *bufs);
     if (*nbufs) {
         bufs[0].base += left;
         bufs[0].len -= left;
@@ -864,7 +870,8 @@ static int conn_write(http_conn *c, char *head, size_t head_len, char *body, siz
     unsigned nbufs = 0;
     bufs[nbufs++] = uv_buf_init(head, (unsigned)head_len);
     if (body && body_len) bufs[nbufs++] = uv_buf_init(body, (unsigned)body_len);
-    /* Streams keep to uv_write: their drain and deadline accounting counts write requests. */
+    /* A stream's head goes by uv_write (its drain and deadline accounting starts from a write
+     * request); its blocks try the socket first (stream_submit). */
     ssize_t sent = is_stream ? 0 : conn_try_write(c, bufs, &nbufs);
     if (sent < 0 || nbufs == 0) {
         free(head);
@@ -916,7 +923,8 @@ static req_impl *active_stream(const http_conn *c) {
 
 /* The stream's unwritten bytes: its blocks, plus its writes libuv has not completed (all of
  * each such write: that memory is held until it completes). So what a stream holds is what this
- * says, and it stays within write_queue_max_bytes plus the chunk that crossed it. */
+ * says, and it stays within write_queue_max_bytes plus what one write added (a chunk, or a page of
+ * shared ones). */
 static size_t stream_pending(const http_conn *c, const req_impl *r) {
     size_t n = r->out_bytes;
     if (c && c->q_head == r && r->st_head_sent) n += c->st_inflight;
@@ -1196,6 +1204,7 @@ static void conn_drop_requests(http_conn *c) {
         c->budget_wait = 0;
         c->srv->nbudget_wait--;
     }
+    server_budget_freed(c->srv);
     req_impl *r = c->q_head;
     while (r) {
         req_impl *next = r->next;

@@ -59,7 +59,8 @@ typedef struct http_server_limits {
     int64_t max_pipelined;              /* requests in flight per connection (16) */
     /* What every connection's answers may hold together, in flight or unwritten (67108864). A
      * request is handed to the handler only while its connection and the server have room for
-     * its answer: each request in flight counts as write_queue_max_bytes / max_pipelined until
+     * its answer: each request in flight counts as write_queue_max_bytes / max_pipelined (or
+     * the connection's biggest answer so far, if more, up to write_queue_max_bytes) until
      * answered, then as its answer's size until libuv has written it; a connection holding
      * nothing may always take one request. Streams' chunks are bounded per stream instead. */
     int64_t write_budget_bytes;

@@ -52,7 +52,8 @@ typedef struct subscriber {
 } subscriber;
 
 /* The subscribers of one session, and the one read that serves every one of them that is caught
- * up ("live": no read of its own in flight, not waiting for its connection to drain). A channel
+ * up ("live", is_live: no read of its own in flight or queued, not waiting for its connection to
+ * drain, not refused by the read pool, not closed). A channel
  * is idle, reading (one page, in flight), or delivering that page's frames, a slice of streams
  * per turn of the loop; then it reads again if the page was full or a commit came meanwhile. */
 struct channel {
@@ -87,8 +88,9 @@ struct live {
     channel *buckets[CHANNEL_BUCKETS];
     http_chunk *heartbeat_chunk;
     bool stopped;
-    bool in_flush;    /* inside on_flush, which stays active while work is left ... */
-    bool flush_again; /* ... or while flush_soon was called meanwhile */
+    size_t flush_from; /* the bucket on_flush starts at (fairness between channels) */
+    bool in_flush;     /* inside on_flush, which stays active while work is left ... */
+    bool flush_again;  /* ... or while flush_soon was called meanwhile */
     live_limits lim;
     live_stats stats;
 };
@@ -96,7 +98,8 @@ struct live {
 /* ---- frames: events as Server-Sent Events, each serialised once -------------------------- */
 
 /* One page of events as frames, in order: chunks[i] carries the event seqs[i]. Returns how many
- * were made; fewer than the page holds only when out of memory (the rest are sent later). */
+ * were made; fewer than the page holds only when out of memory (the caller reads again for the
+ * rest: a channel by its retry timer, a subscriber once live by its channel's next read). */
 static size_t frames_new(live *l, const json_t *page, http_chunk **chunks, int64_t *seqs) {
     size_t i, n = 0;
     json_t *ev;
@@ -207,6 +210,10 @@ static void on_page(void *arg) {
         return;
     }
     s->owner->stats.own_reads++;
+    if (!page) { /* a storage error: the retry timer comes back for it, commit or not */
+        s->refused = true;
+        start_retry(s->owner);
+    }
     bool more = send_page(s, page);
     json_decref(page);
     if (s->again && !s->dead) more = true; /* the page may have been read before that commit */
@@ -266,7 +273,7 @@ static void catch_up_step(subscriber *s) {
     s->in_submit = false;
     if (rc != 0) {
         /* Refused (the pool's queue is full): nothing is lost, last_seq has not moved; the
-         * retry timer comes back for it (as would the next publish, drain or poll). */
+         * retry timer comes back for it. */
         s->reading = false;
         s->refused = true;
         start_retry(s->owner);
@@ -330,6 +337,7 @@ static void on_channel_page(void *arg) {
     json_t *page = ch->read_page;
     ch->read_page = NULL;
     ch->reading = false;
+    bool failed = !page;
     if (!page) {
         log_msg(LOG_ERROR, "live: cannot read events of %s", ch->session_id);
     } else if (ch->nsubs) {
@@ -338,6 +346,12 @@ static void on_channel_page(void *arg) {
         ch->nframes = frames_new(l, page, ch->frames, ch->seqs);
         ch->page_full = ch->nframes == total && total == LIVE_PAGE;
         ch->delivering = ch->nframes > 0;
+        failed = ch->nframes < total; /* out of memory part way */
+    }
+    if (failed && ch->nsubs) {
+        /* The events are in the store: come back for them, even if no commit follows. */
+        ch->refused = true;
+        start_retry(l);
     }
     json_decref(page);
     if (!ch->nsubs)
@@ -370,11 +384,11 @@ static void channel_read(channel *ch) {
 }
 
 /* Writes the channel's frames to at most `budget` live subscribers that lack them; a live one
- * with a gap before them (it turned live after the read began) catches up from the store on its
- * own. Returns the streams it wrote to. Once every subscriber has them, the frames go, and the
- * channel reads on if the page was full. Rescanning from the head is what makes a slice safe
- * against subscribers coming and going between two: one served already is skipped (it has the
- * last frame). */
+ * with a gap before them (it turned live after the read began) is sent to catch up from the
+ * store on its own. Returns how many it wrote to or sent. Once every subscriber has them, the
+ * frames go, and the channel reads on if the page was full. Rescanning from the head is what makes
+ * a slice safe against subscribers coming and going between two: one served already is skipped (it
+ * has the last frame). */
 static size_t channel_deliver(channel *ch, size_t budget) {
     size_t done = 0;
     int64_t first = ch->seqs[0], last = ch->seqs[ch->nframes - 1];
@@ -407,16 +421,24 @@ static void on_flush(uv_idle_t *t) {
     l->flush_again = false;
     for (int i = 0; i < LIVE_CATCHUP_PAGES && l->cq_head; i++)
         catch_up_step(l->cq_head);
-    for (size_t b = 0; b < CHANNEL_BUCKETS; b++)
+    /* The turn starts at the bucket after the one that used up the last turn's budget, so a
+     * busy session's fan-out cannot keep another session's waiting turn after turn. */
+    size_t start = l->flush_from;
+    for (size_t i = 0; i < CHANNEL_BUCKETS; i++) {
+        size_t b = (start + i) % CHANNEL_BUCKETS;
         for (channel *ch = l->buckets[b], *next; ch; ch = next) {
             next = ch->hnext; /* nothing here frees a channel that has subscribers */
             if (ch->dirty && !ch->reading && !ch->delivering) channel_read(ch);
             if (ch->delivering) {
-                if (budget) budget -= channel_deliver(ch, budget);
+                if (budget) {
+                    budget -= channel_deliver(ch, budget);
+                    if (!budget) l->flush_from = (b + 1) % CHANNEL_BUCKETS;
+                }
                 if (ch->delivering) left = true;
             }
             if (ch->dirty && !ch->reading && !ch->delivering) left = true;
         }
+    }
     if (l->cq_head) left = true;
     l->in_flush = false;
     if (!left && !l->flush_again) uv_idle_stop(&l->flush);

@@ -682,3 +682,56 @@ def test_shutdown_with_subscribers_far_behind_is_clean(hostile):
         fleet.close()
         for b in behind:
             b.close()
+
+
+def test_a_busy_session_does_not_keep_other_sessions_waiting(hostile):
+    """The writes of one turn of the loop are shared by every session's channel (16 streams a
+    turn). Session A has 64 subscribers (four whole slices) and four clients acting on it as
+    fast as answered, so that A has frames to write on every turn. Other sessions, each with one
+    subscriber, commit now and then meanwhile: each of their events reaches its subscriber while
+    A is still busy. (The turn also starts after the channel that used up the last turn's
+    budget; this run does not force the interleaving in which a fixed start would starve the
+    others, which depends on where each session's id hashes.)"""
+    d = hostile(server=FANOUT_SERVER)
+    c = Client(d)
+    made = c.create_session()
+    sid, ref = made["session"]["id"], made["tokens"]["referee"]
+    others = []
+    for _ in range(8):
+        o = c.create_session()
+        others.append((o["session"]["id"], o["tokens"]["referee"]))
+    canon = {}
+    fleet = Fleet()
+    try:
+        subs = [fleet.add(Stream(d.port, sid, ref, canon, after=0)) for _ in range(64)]
+        watchers = [fleet.add(Stream(d.port, osid, oref, {}, after=0)) for osid, oref in others]
+        assert fleet.run(lambda: all(s.last >= 1 for s in subs + watchers), 30)
+        posters = [Poster(d, sid, ref, 400) for _ in range(4)]
+        for p in posters:
+            p.start()
+        fleet.run(lambda: min(s.last for s in subs) >= 40, 30)  # A's fan-out is under way
+        late = []
+        for round_ in range(3):
+            for (osid, oref), w in zip(others, watchers):
+                c.roll(osid, oref, "1d6")
+            want = 2 + round_
+            got = fleet.run(lambda: all(w.last >= want for w in watchers), 10)
+            busy = any(p.is_alive() for p in posters)
+            if not got:
+                late.append(round_)
+            if not busy:
+                break
+        busy_at_end = any(p.is_alive() for p in posters)
+        for p in posters:
+            p.join(60)
+            assert p.error is None, p.error
+        assert not late, f"rounds {late}: other sessions' events waited behind A's fan-out"
+        assert busy_at_end or round_ >= 1, "A went quiet too soon for the test to mean anything"
+        version = c.session(sid, ref)["version"]
+        assert fleet.run(lambda: all(s.last >= version for s in subs), 30)
+        for s in subs:
+            expect_all(s, 1, version)
+        for (osid, oref), w in zip(others, watchers):
+            expect_all(w, 1, c.session(osid, oref)["version"])
+    finally:
+        fleet.close()
