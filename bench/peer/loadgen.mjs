@@ -4,7 +4,7 @@
 //   node loadgen.mjs peer --target umpire|bgio --watch 0|1 --port P --server-pid PID
 //        [--clients 50] [--seconds 5] [--warmup 1] [--workers 1] [--bgio-client raw|lib] [--json FILE]
 //   node loadgen.mjs fanout --port P --server-pid PID --subs N
-//        [--posters 8] [--sub-workers 2] [--seconds 5] [--warmup 1] [--json FILE]
+//        [--posters 8] [--sub-workers 2] [--rate 0] [--seconds 5] [--warmup 1] [--json FILE]
 //   node loadgen.mjs ratios FILE...    the ratio lines from the JSON files of the runs above
 //
 // Prints one row per run (and its figures as JSON to --json FILE).
@@ -12,15 +12,15 @@
 // peer: C clients on ONE shared session (Umpire) or match (boardgame.io), each in a closed loop:
 //   a move, wait for its acknowledgement, the next. The move is the roll of 2d6.
 //   Umpire: POST /v1/sessions/{id}/actions {"type":"roll","expr":"2d6"} with a side's token over a
-//   keep-alive agent of its own (node:http, one connection per client); acknowledged = its 2xx.
+//   keep-alive connection of its own (RawHttp, as the fan-out posters); acknowledged = its 2xx.
 //   With watchers each client also holds the session's live stream (SSE, GET .../events,
 //   Accept: text/event-stream) on a connection of its own and decodes every event (JSON.parse),
 //   checking that seqs arrive contiguous.
-//   boardgame.io, --bgio-client lib (the default): boardgame.io's own client
+//   boardgame.io, --bgio-client raw (the default): socket.io-client, the library boardgame.io's
+//   own client uses, speaking boardgame.io's protocol without the redux store: `sync` once, then
+//   `update` with a MAKE_MOVE of `roll`. --bgio-client lib: boardgame.io's own client
 //   (boardgame.io/client with SocketIO from boardgame.io/multiplayer, websocket transport),
-//   client.moves.roll(nonce). --bgio-client raw: socket.io-client, the
-//   library that client uses, speaking boardgame.io's protocol without the redux store: `sync`
-//   once, then `update` with a MAKE_MOVE of `roll`. Either way: acknowledged = the state
+//   client.moves.roll(nonce). Either way: acknowledged = the state
 //   broadcast to this client whose G.last_roll is its own move (player and nonce: the state that
 //   holds its move; every state is broadcast to every client of the match, in order), and every
 //   state's _stateID is checked for contiguity. With watchers all C clients are on one match, so
@@ -725,7 +725,7 @@ async function mainPeer(o) {
   const seconds = numArg(o, 'seconds', 5, 0.5, 300);
   const warmup = numArg(o, 'warmup', 1, 0, 60);
   const K = Math.min(C, intArg(o, 'workers', 1, 1, 64));
-  const bgioClient = o['bgio-client'] || 'lib';
+  const bgioClient = o['bgio-client'] || 'raw';
   if (bgioClient !== 'raw' && bgioClient !== 'lib') fail('--bgio-client raw|lib');
   const lib = bgioClient === 'lib';
   const shards = Array.from({ length: K }, () => []);

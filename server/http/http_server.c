@@ -701,15 +701,26 @@ static int req_set_answer(req_impl *r, int status, const char *ctype, const char
  * more than the bound. So once a client has asked for big answers, its next requests are taken
  * one at a time as the bound has room for another such answer; an answer produced as its
  * request is taken (most reads) counts before the next request is parsed. */
-static size_t reserve_bytes(const http_conn *c) {
-    const http_server *s = c->srv;
-    size_t bound = (size_t)s->lim.write_queue_max_bytes;
-    size_t n = bound / (size_t)s->lim.max_pipelined;
-    if (n < c->largest_answer) n = c->largest_answer < bound ? c->largest_answer : bound;
+static size_t share_bytes(const http_server *s) {
+    size_t n = (size_t)s->lim.write_queue_max_bytes / (size_t)s->lim.max_pipelined;
     return n ? n : 1;
 }
 
+static size_t reserve_bytes(const http_conn *c) {
+    size_t bound = (size_t)c->srv->lim.write_queue_max_bytes;
+    size_t n = share_bytes(c->srv);
+    if (n < c->largest_answer) n = c->largest_answer < bound ? c->largest_answer : bound;
+    return n;
+}
+
 static void server_budget_freed(http_server *s);
+
+/* The most one connection and all of them have held (http_server_get_memory). */
+static void note_peaks(const http_conn *c) {
+    http_server *s = c->srv;
+    if (c->held + c->writing > s->peak_conn) s->peak_conn = c->held + c->writing;
+    if (s->held_total > s->peak_total) s->peak_total = s->held_total;
+}
 
 /* Sets what r holds of its connection's bound (and of the server's budget): a request in flight
  * holds its reserve (reserve_bytes) from when it is handed to the handler, so answers are
@@ -724,8 +735,7 @@ static void req_hold(req_impl *r, size_t bytes) {
     c->held = c->held - r->held + bytes;
     s->held_total = s->held_total - r->held + bytes;
     r->held = bytes;
-    if (c->held + c->writing > s->peak_conn) s->peak_conn = c->held + c->writing;
-    if (s->held_total > s->peak_total) s->peak_total = s->held_total;
+    note_peaks(c);
     if (freed) server_budget_freed(s);
 }
 
@@ -794,14 +804,13 @@ static void conn_wrote(http_conn *c) {
 static void on_write(uv_write_t *req, int status) {
     write_ctx *w = (write_ctx *)req;
     http_conn *c = w->conn;
-    if (!w->is_stream) {
-        c->writing -= w->bytes;
-        c->srv->held_total -= w->bytes;
-        server_budget_freed(c->srv);
-    }
     if (w->is_stream) {
         c->st_nwrites--;
         c->st_inflight -= w->stream_bytes;
+    } else {
+        c->writing -= w->bytes;
+        c->srv->held_total -= w->bytes;
+        server_budget_freed(c->srv);
     }
     write_ctx_free(w);
     c->writes_pending--;
@@ -823,18 +832,16 @@ static int conn_submit(http_conn *c, write_ctx *w, const uv_buf_t *bufs, unsigne
         write_ctx_free(w);
         return -1;
     }
-    if (!w->is_stream) { /* a stream's writes are bounded as the stream's (stream_pending) */
+    c->writes_pending++;
+    if (w->is_stream) { /* a stream's writes are bounded as the stream's (stream_pending) */
+        c->st_nwrites++;
+        c->st_inflight += w->stream_bytes;
+    } else {
         for (unsigned i = 0; i < nbufs; i++)
             w->bytes += bufs[i].len;
         c->writing += w->bytes;
         c->srv->held_total += w->bytes;
-        if (c->held + c->writing > c->srv->peak_conn) c->srv->peak_conn = c->held + c->writing;
-        if (c->srv->held_total > c->srv->peak_total) c->srv->peak_total = c->srv->held_total;
-    }
-    c->writes_pending++;
-    if (w->is_stream) {
-        c->st_nwrites++;
-        c->st_inflight += w->stream_bytes;
+        note_peaks(c);
     }
     c->unsent_mark = conn_unsent(c);
     return 0;
@@ -1442,8 +1449,7 @@ static void on_budget(uv_timer_t *t) {
 static void server_budget_freed(http_server *s) {
     if (!s->nbudget_wait || !s->budget_open || uv_is_active((uv_handle_t *)&s->budget_timer))
         return;
-    if (s->held_total + (size_t)s->lim.write_queue_max_bytes / (size_t)s->lim.max_pipelined <=
-        (size_t)s->lim.write_budget_bytes)
+    if (s->held_total + share_bytes(s) <= (size_t)s->lim.write_budget_bytes)
         uv_timer_start(&s->budget_timer, on_budget, 0, 0);
 }
 

@@ -43,8 +43,6 @@ typedef struct subscriber {
     bool closed;        /* on_close came during the read (pool): on_page frees the subscriber */
     bool refused;       /* the pool refused the read: the retry timer tries again */
     bool queued;        /* in the catch-up queue: reads its next page at its turn */
-    bool in_submit;     /* inside db_reads_submit: on_page leaves it to catch_up's loop ... */
-    bool more;          /* ... telling it whether there may be more to read */
     /* The read in flight. Set before db_reads_submit; the reader thread writes page; on_page
      * takes it. Nothing else of the subscriber is touched off the loop thread. */
     int64_t read_after;
@@ -217,10 +215,7 @@ static void on_page(void *arg) {
     bool more = send_page(s, page);
     json_decref(page);
     if (s->again && !s->dead) more = true; /* the page may have been read before that commit */
-    if (s->in_submit)
-        s->more = more; /* inline: catch_up_step queues the next page */
-    else if (more)
-        catch_up(s);
+    if (more) catch_up(s); /* queued: the next page at its turn (inline too: no recursion) */
 }
 
 static void flush_soon(live *l);
@@ -261,25 +256,21 @@ static void catch_up(subscriber *s) {
     flush_soon(l);
 }
 
-/* One page for the subscriber at the head of the queue; it queues again if there may be more. */
+/* One page for the subscriber at the head of the queue; on_page queues it again if there may be
+ * more. */
 static void catch_up_step(subscriber *s) {
     queue_unlink(s->owner, s);
     if (s->waiting_drain || s->dead) return;
     s->reading = true;
-    s->again = s->more = s->refused = false;
+    s->again = s->refused = false;
     s->read_after = s->last_seq;
-    s->in_submit = true;
-    int rc = db_reads_submit(s->owner->reads, read_page, on_page, s);
-    s->in_submit = false;
-    if (rc != 0) {
+    if (db_reads_submit(s->owner->reads, read_page, on_page, s) != 0) {
         /* Refused (the pool's queue is full): nothing is lost, last_seq has not moved; the
          * retry timer comes back for it. */
         s->reading = false;
         s->refused = true;
         start_retry(s->owner);
-        return;
     }
-    if (!s->reading && s->more) catch_up(s); /* inline, a whole page: the next at its turn */
 }
 
 /* ---- channels: one read and one serialisation per commit, whatever the subscribers -------- */
