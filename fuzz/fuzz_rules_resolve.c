@@ -15,6 +15,7 @@
  * encode() of the decoded action must decode again to an equal encoding. Nothing may leak. */
 #include "protocol/json_in.h"
 #include "rules/dice_source.h"
+#include "rules/common/resolve.h"
 #include "rules/ruleset.h"
 #include "server/api/odds.h"
 #include "server/core/requests.h"
@@ -111,7 +112,8 @@ static json_t *state_new(const ruleset *rs, const char *setup_text, const json_t
     return state;
 }
 
-static void resolve_on(const json_t *state, const json_t *options, const rules_action *a,
+static void resolve_on(const ruleset *rs, const json_t *state, const json_t *options,
+                       const rules_action *a,
                        const void *decoded, const action_envelope *env, const uint8_t *data,
                        size_t size, const uint8_t *tail, size_t ntail) {
     api_error err = {0};
@@ -151,6 +153,23 @@ static void resolve_on(const json_t *state, const json_t *options, const rules_a
     rules_outcome_clear(&o2);
     dice_source_free(d1);
     dice_source_free(d2);
+
+    /* As the core resolves it: the sequence of play's check first. A refusal, whatever its
+     * cause, comes before any die; the referee's override is still a well-formed outcome. */
+    dice_source *dq = dice_source_new_seeded(seed, "fuzz-session", 1);
+    CHECK(dq != NULL);
+    ctx.dice = dq;
+    memset(&o1, 0, sizeof o1);
+    if (rules_resolve(rs, a, &ctx, decoded, &o1, &err) == 0) {
+        CHECK(o1.result != NULL && o1.new_state != NULL);
+        CHECK(memchr(o1.summary, '\0', sizeof o1.summary) != NULL);
+    } else {
+        CHECK(err.status >= 400 && err.status <= 499);
+        CHECK(dice_source_die_count(dq) == 0);
+    }
+    api_error_clear(&err);
+    rules_outcome_clear(&o1);
+    dice_source_free(dq);
 
     /* Manual: the body's dice, else the bytes after the NUL (signed, to reach bad values). */
     int64_t *vals = NULL;
@@ -229,7 +248,7 @@ static void run_action(const ruleset *rs, const rules_action *a, const action_en
     const char *setups[2] = {rs->sample_setup, NULL};
     for (int k = rs->sample_setup ? 0 : 1; k < 2; k++) {
         json_t *state = state_new(rs, setups[k], options);
-        if (state) resolve_on(state, options, a, decoded, env, data, size, tail, ntail);
+        if (state) resolve_on(rs, state, options, a, decoded, env, data, size, tail, ntail);
         json_decref(state);
     }
     json_decref(options);

@@ -97,6 +97,10 @@ typedef struct ruleset {
      * NULL: two bare units. init_state must accept it with options {} (tests/unit/
      * test_registry.c checks every row). */
     const char *sample_setup;
+    /* Optional: the sequence of play (rules/common/sequence.h). With one, init_state puts a turn
+     * record in the state and rules_resolve (rules/common/resolve.h) checks every action
+     * against it. */
+    const struct seq_play *sequence;
 } ruleset;
 
 /* The unit with this id in state.units (the convention above), borrowed; NULL if none. */

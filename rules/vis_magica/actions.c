@@ -1,6 +1,7 @@
 /* The table actions of vis-magica: move (measured; the amendment to page 48), fire (shooting; the
  * correction to page 45: flying targets), melee (casualties; a routed base forced into melee is
- * removed, 10.2) and new_phase (the casualties of a phase, for 10.2's half-strength rule).
+ * removed, 10.2) and end_phase (the sequence of play; the casualties of a phase, for 10.2's
+ * half-strength rule).
  *
  * House defaults (the rulebook is not among our sources; docs/rules/vis-magica.md): hits are
  * given by the table (the shooting and melee tables are the rulebook's); casualties come from the
@@ -241,49 +242,65 @@ fail:
     return -1;
 }
 
-/* ---- new_phase ---------------------------------------------------------------------------------
+/* ---- end_phase ---------------------------------------------------------------------------------
  */
 
-int vm_phase_decode(const json_t *fields, void *out, api_error *err) {
-    static const char *const keys[] = {"new_turn", NULL};
-    bool *new_turn = out;
-    return json_in_only_keys(fields, "", keys, err) != 0 ||
-                   rules_in_bool(fields, "", "new_turn", new_turn, err) != 0
-               ? -1
-               : 0;
+int vm_end_phase_decode(const json_t *fields, void *out, api_error *err) {
+    static const char *const keys[] = {NULL};
+    (void)out;
+    return json_in_only_keys(fields, "", keys, err);
 }
 
-json_t *vm_phase_encode(const void *action) {
-    const bool *new_turn = action;
-    return json_pack("{s:b}", "new_turn", *new_turn);
+json_t *vm_end_phase_encode(const void *action) {
+    (void)action;
+    return json_object();
 }
 
-/* A new phase clears the phase's casualties (10.2's "that phase"); the first phase of a new turn
- * also ends "this turn's melee phase" of 10.1's flank or rear casualties. */
-int vm_phase_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out, api_error *err) {
-    const bool *new_turn = action;
-    vm_table t;
-    if (strncmp(ctx->actor ? ctx->actor : "", "side:", 5) == 0) {
-        api_error_set(err, 403, "forbidden", NULL, "only the referee starts a new phase");
+/* The next phase (vm_sequence). A phase's end clears its casualties (10.2: "lost half or more of
+ * its remaining strength that phase"); a new turn also ends "this turn's melee phase" of 10.1's
+ * flank or rear casualties. rules_resolve has checked that the player or the referee ends it. */
+int vm_end_phase_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out,
+                         api_error *err) {
+    (void)action;
+    seq_turn turn;
+    int got = seq_turn_read(&vm_sequence, ctx->state, &turn, err);
+    if (got < 0) return -1;
+    if (got == 0) {
+        api_error_set(err, 409, "no_sequence", NULL,
+                      "this session was created before vis-magica had a sequence of play");
         return -1;
     }
+    char from[160];
+    snprintf(from, sizeof from, "The %s phase of %s's turn %d ends",
+             seq_phase_title(&vm_sequence, &turn), seq_player(&turn), turn.number);
+    seq_change chg;
+    if (seq_advance(&vm_sequence, &turn, &chg, err) != 0) return -1;
+    vm_table t;
     if (vm_table_load(ctx->state, &t, err) != 0) return -1;
     int reset = 0;
     for (size_t i = 0; i < t.n; i++) {
         vm_base *b = &t.bases[i];
-        if (!b->lost_this_phase && !(*new_turn && b->flank_rear_in_melee)) continue;
+        if (!b->lost_this_phase && !(chg.new_turn && b->flank_rear_in_melee)) continue;
         b->lost_this_phase = 0;
-        if (*new_turn) b->flank_rear_in_melee = false;
+        if (chg.new_turn) b->flank_rear_in_melee = false;
         b->changed = true;
         reset++;
     }
-    rules_say(out->summary, sizeof out->summary,
-              "new %s: the casualties of the last phase are cleared on %d base(s) (10.2 counts "
-              "losses within a phase)%s",
-              *new_turn ? "turn" : "phase", reset,
-              *new_turn ? "; the last turn's melee no longer counts as flank or rear casualties"
-                        : "");
-    out->result = json_pack("{s:s, s:b, s:i}", "action", "new_phase", "new_turn", *new_turn,
-                            "bases_reset", reset);
-    return vm_finish(ctx, &t, out, err);
+    rules_say(out->summary, sizeof out->summary, "%s; the %s phase of %s's turn %d begins", from,
+              seq_phase_title(&vm_sequence, &turn), seq_player(&turn), turn.number);
+    if (reset)
+        rules_say(out->summary, sizeof out->summary,
+                  "; the casualties of the phase are cleared on %d base%s (10.2 counts losses "
+                  "within a phase)",
+                  reset, reset == 1 ? "" : "s");
+    if (chg.new_turn)
+        rules_say(out->summary, sizeof out->summary,
+                  "; the last turn's melee no longer counts as flank or rear casualties (10.1)");
+    out->result =
+        json_pack("{s:s, s:i, s:s, s:s, s:b, s:i}", "action", "end_phase", "number", turn.number,
+                  "player", seq_player(&turn), "phase", seq_phase_name(&vm_sequence, &turn),
+                  "new_turn", chg.new_turn, "bases_reset", reset);
+    if (vm_finish(ctx, &t, out, err) != 0) return -1;
+    json_object_set_new(out->new_state, "turn", seq_turn_json(&vm_sequence, &turn));
+    return 0;
 }

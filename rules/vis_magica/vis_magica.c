@@ -8,7 +8,7 @@
 #include <string.h>
 
 static json_t *vm_init_state(const json_t *options, const json_t *setup, api_error *err) {
-    static const char *const setup_keys[] = {"units", "terrain", NULL};
+    static const char *const setup_keys[] = {"units", "terrain", "turn", NULL};
     if (vm_options_check(options, err) != 0 ||
         json_in_only_keys(setup, "setup", setup_keys, err) != 0)
         return NULL;
@@ -21,11 +21,13 @@ static json_t *vm_init_state(const json_t *options, const json_t *setup, api_err
                                         vm_terrain_types, err);
     if (!terrain) return NULL;
     json_t *bases = vm_bases_from_setup(units, err);
-    if (!bases) {
+    json_t *turn = bases ? seq_turn_init_new(&vm_sequence, setup, err) : NULL;
+    if (!turn) {
+        json_decref(bases);
         json_decref(terrain);
         return NULL;
     }
-    return json_pack("{s:o, s:o}", "units", bases, "terrain", terrain);
+    return json_pack("{s:o, s:o, s:o}", "units", bases, "terrain", terrain, "turn", turn);
 }
 
 /* ---- odds: morale and rally told apart by pass/fail and the state after ---------------------- */
@@ -106,10 +108,7 @@ static const rules_field melee_fields[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static const rules_field phase_fields[] = {
-    {"new_turn", "boolean", 0,
-     "the phase starts a new turn: flank or rear casualties of the last turn's melee phase stop "
-     "counting (10.1); default false"},
+static const rules_field end_phase_fields[] = {
     {NULL, NULL, 0, NULL},
 };
 
@@ -135,9 +134,9 @@ static const rules_action vm_actions[] = {
     {"melee", "Melee casualties; a routed base forced into melee is removed", melee_fields,
      sizeof(vm_hits_action), vm_melee_decode, vm_melee_encode, vm_melee_resolve, vm_odds_key,
      vm_odds_finish},
-    {"new_phase", "Start a phase (referee): clears each base's casualties of the phase",
-     phase_fields, sizeof(bool), vm_phase_decode, vm_phase_encode, vm_phase_resolve, vm_odds_key,
-     vm_odds_finish},
+    {"end_phase", "End the phase (its player, or the referee): the next phase, side or turn",
+     end_phase_fields, 1, vm_end_phase_decode, vm_end_phase_encode, vm_end_phase_resolve,
+     vm_odds_key, vm_odds_finish},
 };
 
 static const char *const vm_sources[] = {
@@ -170,16 +169,19 @@ static const char vm_sample_setup[] =
 const ruleset ruleset_vis_magica = {
     .id = "vis-magica",
     .title = "Vis Magica: the official amendments (morale, flying bases, bad terrain)",
-    .version = 1,
+    .version = 2,
     .description =
         "Vis Magica's official amendments on an open table: morale checks (10.1: 2d6 against the "
         "modified strength, double one passes, double six fails; 10.2: good, shaken, routed, "
         "removed, with the half-strength rule after combat, rallying and removal of a routed "
         "base forced into melee), shooting at flying bases (only at short range, counted as "
         "long), and close order troops, cavalry and chariots disordered on ending a move in "
-        "difficult or impassable terrain. Actions: morale, rally, move, fire (shooting), melee, "
-        "new_phase "
-        "(referee). Setup: terrain [{id, type: difficult|impassable, polygon: [[x, y], ...]}], "
+        "difficult or impassable terrain. Sequence of play (house default): each side in turn "
+        "has a player-turn of Movement (move), Shooting (fire), Melee (melee) and Rally (rally), "
+        "a morale check in any phase by the side whose base takes it; end_phase (the player or "
+        "the referee) moves on; setup.turn {order?, phases?} overrides the order of the sides "
+        "and the phases. Actions: morale, rally, move, fire (shooting), melee, end_phase. Setup: "
+        "terrain [{id, type: difficult|impassable, polygon: [[x, y], ...]}], "
         "units {id, side, type: close_order|open_order|cavalry|chariots|other, at: [x, y], "
         "facing: 0-359, strength, flying?, morale?, disordered?, orders?, movement?, range?: "
         "{short, long}}; lengths in 1/resolution of options.measure. The modifier table is the "
@@ -191,4 +193,5 @@ const ruleset ruleset_vis_magica = {
     .sources = vm_sources,
     .init_state = vm_init_state,
     .sample_setup = vm_sample_setup,
+    .sequence = &vm_sequence,
 };

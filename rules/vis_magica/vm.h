@@ -4,13 +4,15 @@
  * (rules/common/tabletop.h).
  *
  * Files: units.c (setup, reading and writing bases, options), morale.c (10.1, 10.2, rally),
- * actions.c (move, shoot, melee, new_phase), odds.c (keys and p_pass), vis_magica.c (the action
+ * sequence.c (the house-default sequence of play),
+ * actions.c (move, shoot, melee, end_phase), odds.c (keys and p_pass), vis_magica.c (the action
  * table and the ruleset row). */
 #ifndef UMPIRE_VIS_MAGICA_H
 #define UMPIRE_VIS_MAGICA_H
 
 #include "protocol/api_error.h"
 #include "protocol/limits.h"
+#include "rules/common/sequence.h"
 #include "rules/common/tabletop.h"
 #include "rules/common/terms.h"
 #include "rules/ruleset.h"
@@ -40,7 +42,7 @@ typedef struct vm_base {
     bool disordered;
     int64_t movement;                /* 0: not given (a move is then refused) */
     int64_t range_short, range_long; /* 0: does not shoot */
-    int lost_this_phase;             /* strength lost since the last new_phase */
+    int lost_this_phase;             /* strength lost in the phase now (end_phase clears it) */
     bool flank_rear_casualties;      /* since its last morale check (10.1) */
     bool flank_rear_in_melee;        /* ... or in this phase's melee, whatever checks since */
     bool changed;
@@ -96,9 +98,12 @@ int vm_fire_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
 int vm_melee_decode(const json_t *fields, void *out, api_error *err);
 json_t *vm_melee_encode(const void *action);
 int vm_melee_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out, api_error *err);
-int vm_phase_decode(const json_t *fields, void *out, api_error *err);
-json_t *vm_phase_encode(const void *action);
-int vm_phase_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out, api_error *err);
+int vm_end_phase_decode(const json_t *fields, void *out, api_error *err);
+json_t *vm_end_phase_encode(const void *action);
+int vm_end_phase_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out,
+                         api_error *err);
+/* The house-default sequence of play (vis_magica.c; docs/rules/vis-magica.md). */
+extern const seq_play vm_sequence;
 
 /* Casualties on base b from base `from` (flank or rear: the flag of 10.1). "" or a note. */
 void vm_casualties(vm_base *b, const vm_base *from, int hits, bool melee, char *text, size_t cap);

@@ -4,6 +4,7 @@
 #include "server/api/api.h"
 #include "server/api/api_internal.h"
 
+#include "rules/common/resolve.h"
 #include "rules/ruleset.h"
 #include "server/core/alloc_guard.h"
 
@@ -63,7 +64,7 @@ static void get_ruleset(api_ctx *ctx, http_request *req, const route_match *m) {
                              "there is no such ruleset (GET /v1/rulesets lists them)");
         return;
     }
-    respond_json(req, 200, ruleset_describe_new(rs), NULL);
+    respond_json(req, 200, rules_describe_new(rs), NULL);
 }
 
 /* ---- the route table ---------------------------------------------------------------------- */

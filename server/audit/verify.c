@@ -3,6 +3,7 @@
 #include "protocol/api_error.h"
 #include "protocol/utf8.h"
 #include "rules/dice_source.h"
+#include "rules/common/resolve.h"
 #include "rules/ruleset.h"
 #include "server/audit/chain.h"
 #include "server/audit/pending_dice.h"
@@ -438,7 +439,7 @@ static void readjudicate(verifier *v, int64_t seq, const char *type, const char 
         fail(v, seq, "the recorded action no longer decodes: %s", err.message);
     } else {
         rules_ctx ctx = {v->state, v->options, actor, unit, ds};
-        if (a->resolve(&ctx, decoded, &out, &err) != 0)
+        if (rules_resolve(v->rs, a, &ctx, decoded, &out, &err) != 0)
             fail(v, seq, "re-adjudication refuses the action: %s", err.message);
         else if (dice_source_unsatisfied(ds))
             fail(v, seq, "the logged dice do not fit what the rules roll for this action");

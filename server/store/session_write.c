@@ -3,6 +3,7 @@
 #include "protocol/api_error.h"
 #include "protocol/jcs.h"
 #include "rules/dice_source.h"
+#include "rules/common/resolve.h"
 #include "rules/ruleset.h"
 #include "server/audit/chain.h"
 #include "server/core/alloc_guard.h"
@@ -491,7 +492,7 @@ static void run_action(store_conn *conn, session_cache *cache, const writer_limi
     if (!ds) goto storage_fail;
     if (!manual) dice_source_set_entropy(ds, s->entropy_digest);
     rules_ctx ctx = {s->state, s->options, job->role, unit, ds};
-    if (action->resolve(&ctx, decoded, &out, &err) != 0) {
+    if (rules_resolve(ruleset_find(s->ruleset), action, &ctx, decoded, &out, &err) != 0) {
         if (!manual && dice_source_die_count(ds) > 0) {
             /* rules/ruleset.h: a module decides legality before its first die. One that refuses
              * after rolling would let the caller read the next secret die and take it back;

@@ -28,7 +28,7 @@ RS = "vis-magica"
 SCENARIO = json.loads((REPO / "scenarios" / "vis-magica-bog-and-cliffs.json").read_text())
 SETUP = SCENARIO["session"]["setup"]
 OPTIONS = SCENARIO["session"]["options"]
-ACTIONS = ["morale", "rally", "move", "fire", "melee", "new_phase"]
+ACTIONS = ["morale", "rally", "move", "fire", "melee", "end_phase"]
 
 
 def create(umpire, mode="manual", setup=SETUP, options=OPTIONS, sides=("empire", "horde")):
@@ -47,7 +47,7 @@ def test_the_ruleset_describes_itself(umpire):
     vm = next(r for r in listed if r["id"] == RS)
     assert vm["actions"] == ACTIONS
     d = expect(umpire.get(f"/v1/rulesets/{RS}"), 200)
-    assert d["id"] == RS and d["version"] == 1 and d["description"]
+    assert d["id"] == RS and d["version"] == 2 and d["description"]
     assert [a["type"] for a in d["actions"]] == ACTIONS
     fields = {a["type"]: {f["name"]: f for f in a["fields"]} for a in d["actions"]}
     assert set(fields["morale"]) == {"unit", "cause", "modifiers", "apply"}
@@ -55,7 +55,13 @@ def test_the_ruleset_describes_itself(umpire):
     assert set(fields["move"]) == {"unit", "to", "path", "facing"}
     assert set(fields["fire"]) == {"unit", "target", "hits"}
     assert set(fields["melee"]) == {"unit", "target", "hits", "hits_back"}
-    assert set(fields["new_phase"]) == {"new_turn"}
+    assert set(fields["end_phase"]) == set()
+    # the sequence of play, as data: four phases, each naming who does what in it
+    seq = d["sequence"]
+    assert "house default" in seq["source"]
+    assert [p["name"] for p in seq["phases"]] == ["movement", "shooting", "melee", "rally"]
+    assert {"action": "fire", "who": "player"} in seq["phases"][1]["steps"]
+    assert {"action": "morale", "who": "every side"} in seq["phases"][1]["steps"]
     assert fields["move"]["to"]["required"] is True
     assert fields["move"]["path"]["required"] is False
     assert fields["fire"]["target"]["required"] is True
@@ -71,10 +77,25 @@ def test_the_ruleset_describes_itself(umpire):
     assert any("house defaults" in s and "45 degrees" in s for s in d["sources"])
 
 
+def end_phase(umpire, sid, token, phase, player, number):
+    """Ends the phase; the turn record then says which phase of whose turn it is."""
+    out = act(umpire, sid, token, {"type": "end_phase"})
+    assert (out["result"]["phase"], out["result"]["player"], out["result"]["number"]) == \
+        (phase, player, number), out
+    turn = expect(umpire.get(f"/v1/sessions/{sid}", token=token), 200)["state"]["turn"]
+    assert (turn["phase"], turn["player"], turn["number"]) == (phase, player, number)
+    return out
+
+
 def test_a_short_game_with_manual_dice(umpire):
-    """Thirteen actions with the dice rolled at the table; the state checked base by base."""
+    """Twelve actions with the dice rolled at the table, in the house-default sequence of
+    play (each side's Movement, Shooting, Melee and Rally, end_phase between), over two turns;
+    the state checked base by base."""
     sid, tok = create(umpire)
     ref, em, ho = tok["referee"], tok["sides"]["empire"], tok["sides"]["horde"]
+    turn = expect(umpire.get(f"/v1/sessions/{sid}", token=ref), 200)["state"]["turn"]
+    assert turn == {"number": 1, "player": "empire", "phase": "movement",
+                    "acting": ["empire", "horde"], "order": ["empire", "horde"]}
 
     # 1. The legion marches 5 in. into the bog: close order ending in difficult terrain is
     # disordered (addition to page 48).
@@ -86,6 +107,7 @@ def test_a_short_game_with_manual_dice(umpire):
     assert out["summary"] == ("legion moves 5 in of 6 in to [150, 110] facing 0; ends in "
                               "difficult terrain: disordered (amendment to page 48)")
 
+    end_phase(umpire, sid, em, "shooting", "empire", 1)
     # 2. The archers shoot the flying harpies at 9 in.: within short range (12 in.), counted as
     # long range (correction to page 45). One hit: 4 -> 3.
     out = act(umpire, sid, em, {"type": "fire", "unit": "archers", "target": "harpies",
@@ -111,34 +133,32 @@ def test_a_short_game_with_manual_dice(umpire):
                               "3+3 = 6 >= 3: fails; good -> shaken (10.2: combat, less than half "
                               "its strength lost)")
 
+    # The empire's Melee and Rally pass with nothing to do; the horde's player-turn begins.
+    end_phase(umpire, sid, em, "melee", "empire", 1)
+    end_phase(umpire, sid, em, "rally", "empire", 1)
+    end_phase(umpire, sid, em, "movement", "horde", 1)
+
     # 4. The wolf riders (cavalry) ride 8 in. into the bog: disordered.
     out = act(umpire, sid, ho, {"type": "move", "unit": "wolves", "to": [150, 170]})
     assert out["result"]["distance"] == 80 and out["result"]["disordered"] is True
+    end_phase(umpire, sid, ho, "shooting", "horde", 1)
+    end_phase(umpire, sid, ho, "melee", "horde", 1)
 
-    # 5. Melee: the wolves lose 3 of 6, the legion 1. Each is straight ahead of the other: no
-    # flank.
-    out = act(umpire, sid, em, {"type": "melee", "unit": "legion", "target": "wolves",
-                                "hits": 3, "hits_back": 1})
+    # 5. Melee: the wolves charge the legion and lose 3 of 6, the legion 1. Each is straight
+    # ahead of the other: no flank.
+    out = act(umpire, sid, ho, {"type": "melee", "unit": "wolves", "target": "legion",
+                                "hits": 1, "hits_back": 3})
     res = out["result"]
-    assert (res["strength"], res["target_strength"], res["target_removed"]) == (7, 3, False)
-    assert out["summary"] == ("legion in melee with wolves: wolves loses 3 (strength 3); legion "
-                              "loses 1 (strength 7)")
+    assert (res["strength"], res["target_strength"], res["target_removed"]) == (3, 7, False)
+    assert out["summary"] == ("wolves in melee with legion: legion loses 1 (strength 7); wolves "
+                              "loses 3 (strength 3)")
 
     # 6. The wolves (shaken) check after combat: 2 + 2 = 4 >= 3: fail: routed.
     out = act(umpire, sid, ho, {"type": "morale", "unit": "wolves", "cause": "combat",
                                 "dice": [2, 2]})
     assert (out["result"]["before"], out["result"]["after"]) == ("shaken", "routed")
 
-    # 7. The legion forces the routed wolves into melee: removed from the field (10.2).
-    out = act(umpire, sid, em, {"type": "melee", "unit": "legion", "target": "wolves",
-                                "hits": 1})
-    assert out["result"]["target_removed"] is True
-    assert out["summary"] == ("legion forces routed wolves into melee: wolves is removed from "
-                              "the field (10.2)")
-    e = assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
-        "type": "morale", "unit": "wolves", "dice": [1, 1]}, token=ho), 409, "unit_removed",
-        "unit")
-    assert "wolves" in e["message"]
+    end_phase(umpire, sid, ho, "rally", "horde", 1)
 
     # 8. The goblins (routed, strength 5) roll to rally: 1 + 2 = 3 < 5 passes: shaken,
     # disordered, H orders, facing the nearest enemy, the legion at [150, 110]: the bearing of
@@ -151,15 +171,27 @@ def test_a_short_game_with_manual_dice(umpire):
                               "1+2 = 3 < 5: passes; routed -> shaken (10.2: rallies facing the "
                               "enemy, disordered, H orders)")
 
-    # 9. The archers cannot reach them (26.9 in. > 24 in.) ...
+    # Turn 2: the empire's Movement. A side out of its turn is refused before any die (409),
+    # and so is an action its phase does not allow (422).
+    end_phase(umpire, sid, ho, "movement", "empire", 2)
+    e = assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
+        "type": "move", "unit": "goblins", "to": [250, 240]}, token=ho), 409, "not_your_turn")
+    assert "Movement phase of empire's turn 2" in e["message"]
     e = assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
         "type": "fire", "unit": "archers", "target": "goblins", "hits": 1}, token=em),
+        422, "wrong_phase")
+    assert e["details"]["allowed"] == ["move", "morale", "end_phase"]
+    # 9. The archers could not reach them from where they stand (26.9 in. > 24 in.): the rules
+    # still apply to the referee acting out of sequence ...
+    e = assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
+        "type": "fire", "unit": "archers", "target": "goblins", "hits": 1}, token=ref),
         422, "rules_violation", "target")
     assert "beyond long range" in e["message"]
     # ... so they step up 6 in. (exactly their movement) and shoot at 23 in.: long range; the
     # goblins now face 216 and the archers lie at 236 from them: 20 degrees, the front.
     out = act(umpire, sid, em, {"type": "move", "unit": "archers", "to": [60, 120]})
     assert out["result"]["distance"] == 60 and out["result"]["disordered"] is False
+    end_phase(umpire, sid, em, "shooting", "empire", 2)
     out = act(umpire, sid, em, {"type": "fire", "unit": "archers", "target": "goblins",
                                 "hits": 2})
     res = out["result"]
@@ -173,11 +205,23 @@ def test_a_short_game_with_manual_dice(umpire):
     assert (res["double_six"], res["passed"], res["after"]) == (True, False, "routed")
     assert "(double six)" in out["summary"]
 
-    # 11. Only the referee starts a new phase; four bases had losses this phase.
-    assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {"type": "new_phase"}, token=em),
-                 403, "forbidden")
-    out = act(umpire, sid, ref, {"type": "new_phase"})
-    assert out["result"]["bases_reset"] == 4
+    # 11. Only the player (or the referee) ends the phase; one base, the goblins, had losses
+    # in it.
+    assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {"type": "end_phase"}, token=ho),
+                 409, "not_your_turn")
+    out = end_phase(umpire, sid, em, "melee", "empire", 2)
+    assert out["result"]["bases_reset"] == 1
+
+    # 7. The legion forces the routed wolves into melee: removed from the field (10.2).
+    out = act(umpire, sid, em, {"type": "melee", "unit": "legion", "target": "wolves",
+                                "hits": 1})
+    assert out["result"]["target_removed"] is True
+    assert out["summary"] == ("legion forces routed wolves into melee: wolves is removed from "
+                              "the field (10.2)")
+    e = assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
+        "type": "morale", "unit": "wolves", "dice": [1, 1]}, token=ho), 409, "unit_removed",
+        "unit")
+    assert "wolves" in e["message"]
 
     # 12. The legion checks for another cause: 7 - 3 standard lost + 1 uphill (options) = 5;
     # 2 + 3 = 5 is not less: fails: shaken.
@@ -210,7 +254,9 @@ def test_a_short_game_with_manual_dice(umpire):
 
     events = umpire.events(sid, token=ref)[0]
     verify_chain(events)
-    assert len(events) == 14
+    ends = [ev for ev in events if ev["type"] == "end_phase"]
+    assert len(ends) == 10
+    assert len(events) == 1 + 12 + 10
     rolled = [ev for ev in events[1:] if ev["data"].get("dice")]
     assert len(rolled) == 5
     for ev in events[1:]:
@@ -219,7 +265,7 @@ def test_a_short_game_with_manual_dice(umpire):
             assert d["manual"] is True and d["notation"] == "2d6" and "nonce" not in d
             assert d["purpose"] == "morale"
     rep = expect(umpire.get(f"/v1/sessions/{sid}/verify", token=ref), 200)
-    assert rep["ok"] is True and rep["actions_readjudicated"] == 13
+    assert rep["ok"] is True and rep["actions_readjudicated"] == 12 + 10
 
 
 def p_2d6_pass(strength):
@@ -285,7 +331,12 @@ def test_morale_odds_are_exact(umpire):
 
     # the worked example of 10.2: the legion (8) loses 4 to fire this phase; a combat check at
     # strength 4 passes on 2d6 < 4 (3/36), else it routs
-    act(umpire, sid, ho, {"type": "melee", "unit": "wolves", "target": "legion", "hits": 4})
+    # (the referee's ruling, out of sequence: the horde's melee in the empire's Movement)
+    out = act(umpire, sid, ref, {"type": "melee", "unit": "wolves", "target": "legion",
+                                 "hits": 4})
+    assert out["result"]["override"] == "no melee in the Movement phase"
+    assert out["summary"].startswith("Referee's ruling, out of sequence (no melee in the "
+                                     "Movement phase): wolves in melee with legion")
     ans = odds({"type": "morale", "unit": "legion", "cause": "combat"}, em)
     assert close(ans["p_pass"], Fraction(3, 36))
     assert set(ans["p_after"]) == {"good", "routed"}
@@ -370,17 +421,8 @@ def test_sides_and_rule_errors(umpire):
     assert "6.1 in" in e["message"] and "6 in" in e["message"]
     e = assert_error(post({"type": "move", "unit": "legion", "path": [[150, 90]],
                            "to": [180, 91]}, em), 422, "rules_violation", "to")
-    # the flying harpies beyond short range (12 in.), though within long range (24 in.): the
-    # archers fall back 6 in. to [60, 0], 15 in. from them
+    # the archers fall back 6 in. to [60, 0], 15 in. from the flying harpies
     act(umpire, sid, em, {"type": "move", "unit": "archers", "to": [60, 0]})
-    e = assert_error(post({"type": "fire", "unit": "archers", "target": "harpies"}, em),
-                     422, "rules_violation", "target")
-    assert "page 45" in e["message"] and "15 in" in e["message"]
-    # a good base does not rally; a routed one does not charge
-    assert_error(post({"type": "rally", "unit": "legion", "dice": [1, 2]}, em),
-                 422, "rules_violation", "unit")
-    assert_error(post({"type": "melee", "unit": "goblins", "target": "legion"}, ho),
-                 422, "rules_violation", "unit")
     # malformed fields are 400s naming them
     assert_error(post({"type": "morale", "unit": "legion", "cause": "fear"}, em),
                  400, "invalid_field", "cause")
@@ -392,8 +434,33 @@ def test_sides_and_rule_errors(umpire):
     # exactly 6 in. away after 6 in. of movement: allowed
     out = act(umpire, sid, em, {"type": "move", "unit": "legion", "to": [186, 108]})
     assert out["result"]["distance"] == 60
+    # out of sequence: a rally in the Movement phase, the horde's move in the empire's turn
+    assert_error(post({"type": "rally", "unit": "legion", "dice": [1, 2]}, em),
+                 422, "wrong_phase")
+    e = assert_error(post({"type": "move", "unit": "wolves", "to": [150, 240]}, ho),
+                     409, "not_your_turn")
+    assert e["details"]["player"] == "empire" and e["details"]["phase"] == "movement"
+    end_phase(umpire, sid, em, "shooting", "empire", 1)
+    # the flying harpies beyond short range (12 in.), though within long range (24 in.)
+    e = assert_error(post({"type": "fire", "unit": "archers", "target": "harpies"}, em),
+                     422, "rules_violation", "target")
+    assert "page 45" in e["message"] and "15 in" in e["message"]
+    end_phase(umpire, sid, em, "melee", "empire", 1)
+    end_phase(umpire, sid, em, "rally", "empire", 1)
+    # a good base does not rally
+    assert_error(post({"type": "rally", "unit": "legion", "dice": [1, 2]}, em),
+                 422, "rules_violation", "unit")
+    end_phase(umpire, sid, em, "movement", "horde", 1)
+    end_phase(umpire, sid, ho, "shooting", "horde", 1)
+    end_phase(umpire, sid, ho, "melee", "horde", 1)
+    # a routed base does not charge
+    assert_error(post({"type": "melee", "unit": "goblins", "target": "legion"}, ho),
+                 422, "rules_violation", "unit")
+    end_phase(umpire, sid, ho, "rally", "horde", 1)
+    end_phase(umpire, sid, ho, "movement", "empire", 2)
     # the harpies exactly at short range after the archers step up 3 in.: counted as long
     act(umpire, sid, em, {"type": "move", "unit": "archers", "to": [60, 30]})
+    end_phase(umpire, sid, em, "shooting", "empire", 2)
     out = act(umpire, sid, em, {"type": "fire", "unit": "archers", "target": "harpies"})
     assert (out["result"]["distance"], out["result"]["range"]) == (120, "long")
 

@@ -6,6 +6,7 @@
 #define UMPIRE_TESTS_RULES_DRIVER_H
 
 #include "rules/dice_source.h"
+#include "rules/common/resolve.h"
 #include "rules/ruleset.h"
 
 #include <jansson.h>
@@ -60,7 +61,7 @@ static outcome rules_act(const ruleset *r, const json_t *state, const char *opti
         dice_source *ds = dice_source_new_manual(dice, n);
         const json_t *u = unit ? rules_state_unit(state, unit) : NULL;
         rules_ctx ctx = {state, opts, actor, u, ds};
-        o.rc = a->resolve(&ctx, decoded, &o.out, &o.err);
+        o.rc = rules_resolve(r, a, &ctx, decoded, &o.out, &o.err);
         o.unsatisfied = dice_source_unsatisfied(ds);
         o.dice_drawn = dice_source_die_count(ds);
         dice_source_free(ds);

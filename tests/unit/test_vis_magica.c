@@ -11,7 +11,8 @@
  *   range bands of other targets, exact at each boundary;
  * - the addition to page 48 (close order, cavalry, chariots disordered on ending a move in
  *   difficult or impassable terrain; open order and others not), measured moves exact at the
- *   boundary, new_phase, setup validation, purity.
+ *   boundary, the sequence of play (end_phase, turns, out-of-turn refusals, the referee's
+ *   override), setup validation, purity.
  * Expected values are worked out from the source text, not from the code.
  *
  * Geometry: lengths in tenths of an inch (the default measure); facings in degrees clockwise
@@ -200,8 +201,14 @@ static json_t *legion_state(const char *str, const char *morale, const char *opt
 #define MORALE_CBT "{\"type\":\"morale\",\"cause\":\"combat\"}"
 #define RALLY      "{\"type\":\"rally\"}"
 #define SHOOT(n)   "{\"type\":\"fire\",\"target\":\"legion\",\"hits\":" #n "}"
-#define NEW_PHASE  "{\"type\":\"new_phase\"}"
+#define END_PHASE  "{\"type\":\"end_phase\"}"
 #define MV(x, y)   "{\"type\":\"move\",\"to\":[" #x "," #y "]}"
+
+/* The referee ends n phases (four per player-turn: movement, shooting, melee, rally). */
+static void end_phases(json_t **state, const char *options, int n) {
+    for (int i = 0; i < n; i++)
+        play_quiet(state, options, NULL, END_PHASE, NODICE, "end_phase");
+}
 
 /* ---- 10.1 Performing a Morale Check ------------------------------------------------------- */
 
@@ -461,7 +468,7 @@ static void flank_casualties_of_this_melee_phase_still_count(void **st) {
     outcome o = play(&s, opts, "legion", MORALE, D(1, 2), "first check");
     assert_int_equal(iget(o.out.result, "modified_strength"), 5);
     outcome_clear(&o);
-    /* the same melee phase (no new_phase): casualties from the flank in this turn's melee */
+    /* the same melee phase (no end_phase): casualties from the flank in this turn's melee */
     o = play(&s, opts, "legion", MORALE, D(1, 2), "second check, same melee phase");
     if (iget(o.out.result, "modified_strength") != 5)
         fail_msg("flank casualties from this turn's melee phase (10.1) not counted at a second "
@@ -469,12 +476,15 @@ static void flank_casualties_of_this_melee_phase_still_count(void **st) {
                  iget(o.out.result, "modified_strength"), o.out.summary);
     outcome_clear(&o);
     /* A later phase of the same turn still counts that melee; a new turn does not. */
-    play_quiet(&s, opts, NULL, NEW_PHASE, NODICE, "next phase, same turn");
+    play_quiet(&s, opts, NULL, END_PHASE, NODICE, "next phase, same turn");
     o = play(&s, opts, "legion", MORALE, D(1, 2), "check in a later phase of the same turn");
     assert_int_equal(iget(o.out.result, "modified_strength"), 5);
     outcome_clear(&o);
-    play_quiet(&s, opts, NULL, "{\"type\":\"new_phase\",\"new_turn\":true}", NODICE,
-               "first phase of a new turn");
+    /* From empire's Shooting: its Melee and Rally, the horde's four phases, then turn 2. */
+    end_phases(&s, opts, 6);
+    assert_int_equal(iget(json_object_get(s, "turn"), "number"), 1);
+    end_phases(&s, opts, 1);
+    assert_int_equal(iget(json_object_get(s, "turn"), "number"), 2);
     o = play(&s, opts, "legion", MORALE, D(1, 2), "check in the next turn");
     assert_int_equal(iget(o.out.result, "modified_strength"), 7);
     outcome_clear(&o);
@@ -593,7 +603,7 @@ static void worked_example_strength_8(void **st) {
     /* ... but not across phases: 2, a new phase, 2 more is 2 of 6 */
     s = legion_state("8", "good", NULL);
     play_quiet(&s, NULL, "archers", SHOOT(2), NODICE, "first 2");
-    play_quiet(&s, NULL, NULL, NEW_PHASE, NODICE, "new phase");
+    play_quiet(&s, NULL, NULL, END_PHASE, NODICE, "new phase");
     play_quiet(&s, NULL, "archers", SHOOT(2), NODICE, "next phase 2");
     expect_morale(s, NULL, "legion", MORALE_CBT, D(6, 6), false, "good", "shaken", "2 of 6");
     play_quiet(&s, NULL, "archers", SHOOT(1), NODICE, "one more");
@@ -1056,30 +1066,121 @@ static void move_is_measured(void **st) {
     json_decref(s);
 }
 
-/* ---- new_phase ------------------------------------------------------------------------------ */
+/* ---- the sequence of play (house default) ---------------------------------------------------- */
 
-static void new_phase_resets_losses_referee_only(void **st) {
+static void expect_turn(const json_t *state, long number, const char *player, const char *phase,
+                        const char *what) {
+    const json_t *t = json_object_get(state, "turn");
+    if (iget(t, "number") != number || strcmp(sget(t, "player"), player) != 0 ||
+        strcmp(sget(t, "phase"), phase) != 0)
+        fail_msg("%s: expected turn %ld, %s, %s; got %ld, %s, %s", what, number, player, phase,
+                 iget(t, "number"), sget(t, "player"), sget(t, "phase"));
+}
+
+/* end_phase moves on phase by phase, side by side (the order of setup.units), clearing the
+ * phase's casualties (10.2 "that phase"); only the player (or the referee) ends a phase. */
+static void end_phase_walks_the_turn_and_clears_losses(void **st) {
     (void)st;
     json_t *s = legion_state("8", "good", NULL);
+    expect_turn(s, 1, "empire", "movement", "a new session");
+    const json_t *acting = json_object_get(json_object_get(s, "turn"), "acting");
+    assert_int_equal(json_array_size(acting), 2); /* empire moves; a morale check by either */
+    outcome o = act_as(s, NULL, "side:horde", NULL, END_PHASE, NODICE);
+    expect_error(&o, 409, "not_your_turn", NULL, "the horde ends the empire's phase");
+    outcome_clear(&o);
+    o = play_as(&s, NULL, "side:empire", NULL, END_PHASE, NODICE, "the empire ends its Movement");
+    expect_in_summary(&o,
+                      "The Movement phase of empire's turn 1 ends; the Shooting phase of "
+                      "empire's turn 1 begins",
+                      "end_phase");
+    outcome_clear(&o);
+    expect_turn(s, 1, "empire", "shooting", "after one end_phase");
     play_quiet(&s, NULL, "archers", SHOOT(3), NODICE, "3 lost");
     assert_int_equal(iget(base_in(s, "legion"), "lost_this_phase"), 3);
-    outcome o = act_as(s, NULL, "side:empire", NULL, NEW_PHASE, NODICE);
-    expect_error(&o, 403, "forbidden", NULL, "a side starts a phase");
-    outcome_clear(&o);
-    o = play(&s, NULL, NULL, NEW_PHASE, NODICE, "new phase");
+    o = play(&s, NULL, NULL, END_PHASE, NODICE, "end of Shooting");
     assert_int_equal(iget(o.out.result, "bases_reset"), 1);
-    expect_in_summary(&o, "cleared on 1 base(s)", "new phase");
+    expect_in_summary(&o, "cleared on 1 base ", "end_phase");
     outcome_clear(&o);
-    expect_base(s, "legion", "good", 5, -1, "after the phase");
     assert_int_equal(iget(base_in(s, "legion"), "lost_this_phase"), 0);
-    /* nothing to clear */
-    o = play(&s, NULL, NULL, NEW_PHASE, NODICE, "again");
-    assert_int_equal(iget(o.out.result, "bases_reset"), 0);
-    outcome_clear(&o);
-    o = act_as(s, NULL, "referee", NULL, "{\"type\":\"new_phase\",\"turn\":2}", NODICE);
+    end_phases(&s, NULL, 2);
+    expect_turn(s, 1, "horde", "movement", "the horde's player-turn");
+    end_phases(&s, NULL, 4);
+    expect_turn(s, 2, "empire", "movement", "turn 2");
+    o = act_as(s, NULL, "referee", NULL, "{\"type\":\"end_phase\",\"turn\":2}", NODICE);
     expect_error(&o, 400, NULL, "turn", "extra field");
     outcome_clear(&o);
     json_decref(s);
+}
+
+/* A side out of its turn gets 409 not_your_turn, an action the phase does not allow 422
+ * wrong_phase, both before any die; the referee may act out of sequence, and the result and
+ * the summary say so. */
+static void out_of_turn_refused_referee_overrides(void **st) {
+    (void)st;
+    json_t *s = legion_state("8", "good", NULL);
+    /* the horde's base, in the empire's Movement */
+    outcome o = act_as(s, NULL, "side:horde", "archers", MV(60, 70), NODICE);
+    expect_error(&o, 409, "not_your_turn", NULL, "the horde moves in the empire's turn");
+    if (!strstr(o.err.message, "Movement phase of empire's turn 1"))
+        fail_msg("the refusal does not say what is expected: %s", o.err.message);
+    assert_string_equal(sget(o.err.details, "player"), "empire");
+    assert_int_equal(o.dice_drawn, 0);
+    outcome_clear(&o);
+    /* the empire's rally in its Movement: not this phase */
+    o = act_as(s, NULL, "side:empire", "legion", RALLY, D(1, 1));
+    expect_error(&o, 422, "wrong_phase", NULL, "a rally in the Movement phase");
+    assert_int_equal(o.dice_drawn, 0);
+    outcome_clear(&o);
+    /* a morale check by the horde's base is legal in any phase (house default) */
+    o = play_as(&s, NULL, "side:horde", "archers", MORALE, D(1, 2), "the horde's morale check");
+    if (json_object_get(o.out.result, "override")) fail_msg("an action in sequence is an override");
+    outcome_clear(&o);
+    /* the referee has the horde's archers shoot in the empire's Movement: an override, logged */
+    o = play(&s, NULL, "archers", SHOOT(1), NODICE, "the referee's override");
+    if (!strstr(sget(o.out.result, "override"), "no fire in the Movement phase"))
+        fail_msg("the override does not say what the sequence expected: %s",
+                 sget(o.out.result, "override"));
+    if (strncmp(o.out.summary, "Referee's ruling, out of sequence (", 35) != 0)
+        fail_msg("the summary does not start with the ruling: %s", o.out.summary);
+    outcome_clear(&o);
+    json_decref(s);
+}
+
+/* setup.turn overrides the house default: the order of the sides and the phases. */
+static void setup_turn_overrides_order_and_phases(void **st) {
+    (void)st;
+    const char *units = "[" B("legion", "empire", "close_order", 0, 0, 0, 8,
+                              "") "," B("wolves", "horde", "cavalry", 100, 0, 270, 6, "") "]";
+    char setup[1024];
+    snprintf(setup, sizeof setup,
+             "{\"units\": %s, \"turn\": {\"order\": [\"horde\", \"empire\"], \"phases\": "
+             "[\"movement\", \"melee\"]}}",
+             units);
+    json_t *su = parse(setup), *opts = parse("{}");
+    api_error err = {0};
+    json_t *s = rs()->init_state(opts, su, &err);
+    assert_non_null(s);
+    expect_turn(s, 1, "horde", "movement", "setup order");
+    end_phases(&s, NULL, 1);
+    expect_turn(s, 1, "horde", "melee", "setup phases");
+    end_phases(&s, NULL, 1);
+    expect_turn(s, 1, "empire", "movement", "the next side");
+    json_decref(s);
+    json_decref(su);
+    /* a phase the ruleset lacks, a side without units */
+    const char *bad[] = {"{\"phases\": [\"charge\"]}", "{\"order\": [\"horde\"]}",
+                         "{\"order\": [\"horde\", \"elves\"]}", "{\"phases\": []}", "{\"x\": 1}"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(setup, sizeof setup, "{\"units\": %s, \"turn\": %s}", units, bad[i]);
+        su = parse(setup);
+        api_error e = {0};
+        json_t *none = rs()->init_state(opts, su, &e);
+        if (none) fail_msg("setup.turn %s accepted", bad[i]);
+        assert_int_equal(e.status, 422);
+        api_error_clear(&e);
+        json_decref(su);
+    }
+    json_decref(opts);
 }
 
 /* ---- purity and setup ----------------------------------------------------------------------- */
@@ -1090,7 +1191,7 @@ static void same_dice_same_answer_state_untouched(void **st) {
     json_t *s = legion_state("8", "good", opts);
     play_quiet(&s, opts, "archers", SHOOT(4), NODICE, "4 lost");
     char *before = dump(s);
-    const char *actions[] = {MORALE_CBT, RALLY, MORALE, MV(10, 10), NEW_PHASE};
+    const char *actions[] = {MORALE_CBT, RALLY, MORALE, MV(10, 10), END_PHASE};
     const char *units[] = {"legion", "legion", "legion", "legion", NULL};
     for (size_t i = 0; i < sizeof actions / sizeof actions[0]; i++) {
         outcome a = act_as(s, opts, "referee", units[i], actions[i], D(4, 5));
@@ -1201,7 +1302,9 @@ int main(void) {
         cmocka_unit_test(shooting_range_bands),
         cmocka_unit_test(bad_terrain_disorders),
         cmocka_unit_test(move_is_measured),
-        cmocka_unit_test(new_phase_resets_losses_referee_only),
+        cmocka_unit_test(end_phase_walks_the_turn_and_clears_losses),
+        cmocka_unit_test(out_of_turn_refused_referee_overrides),
+        cmocka_unit_test(setup_turn_overrides_order_and_phases),
         cmocka_unit_test(same_dice_same_answer_state_untouched),
         cmocka_unit_test(setup_refused),
     };
