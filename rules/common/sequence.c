@@ -2,6 +2,10 @@
  * the advance of end_phase, for every ruleset whose table it is given. */
 #include "rules/common/sequence.h"
 
+#include "protocol/json_in.h"
+#include "rules/common/terms.h"
+
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -54,19 +58,35 @@ static int side_index(const seq_turn *t, const char *side) {
     return -1;
 }
 
-/* Whether the side (index) may do anything in the phase now. */
+/* Whether the side (index) may do anything in the phase now: one of its steps, and its part
+ * not ended (SEQ_ENDS_EACH). */
 static bool acts_now(const seq_play *sp, const seq_turn *t, int side) {
+    if (t->done[side]) return false;
     for (const seq_step *s = phase_now(sp, t)->steps; s->action; s++)
         if (who_includes(s->who, t, side)) return true;
     return false;
 }
 
-/* Who ends the phase: the player, unless only the opponents act in it (defensive fire). */
+/* Who ends the phase: each acting side its part (SEQ_ENDS_EACH), else the player, unless only
+ * the opponents act in it (defensive fire). */
 static bool ends_phase(const seq_play *sp, const seq_turn *t, int side) {
+    if (phase_now(sp, t)->ends == SEQ_ENDS_EACH) return acts_now(sp, t, side);
     bool only_opponents = true;
     for (const seq_step *s = phase_now(sp, t)->steps; s->action; s++)
         if (s->who != SEQ_OPPONENT) only_opponents = false;
     return only_opponents ? side != t->player : side == t->player;
+}
+
+static bool once_now(const seq_play *sp, const seq_turn *t) {
+    return phase_now(sp, t)->scope == SEQ_ONCE;
+}
+
+void seq_now_text(const seq_play *sp, const seq_turn *t, char *buf, size_t cap) {
+    if (once_now(sp, t))
+        snprintf(buf, cap, "the %s phase of turn %d", seq_phase_title(sp, t), t->number);
+    else
+        snprintf(buf, cap, "the %s phase of %s's turn %d", seq_phase_title(sp, t), seq_player(t),
+                 t->number);
 }
 
 static json_t *acting_new(const seq_play *sp, const seq_turn *t) {
@@ -91,6 +111,13 @@ json_t *seq_turn_json(const seq_play *sp, const seq_turn *t) {
     json_t *turn =
         json_pack("{s:i, s:s, s:s, s:o, s:o}", "number", t->number, "player", seq_player(t),
                   "phase", seq_phase_name(sp, t), "acting", acting_new(sp, t), "order", order);
+    json_t *done = json_array();
+    for (int i = 0; i < t->norder; i++)
+        if (t->done[i]) json_array_append_new(done, json_string(t->order[i]));
+    if (json_array_size(done))
+        json_object_set_new(turn, "done", done);
+    else
+        json_decref(done);
     /* The phases only when the setup chose them: the table's own are the ruleset's. */
     bool all = (size_t)t->nphases == table_size(sp);
     for (int i = 0; all && i < t->nphases; i++)
@@ -125,6 +152,24 @@ static int sides_of_units(const json_t *setup, seq_turn *t, api_error *err) {
 static int bad_turn(api_error *err, const char *path, const char *expected) {
     api_error_field(err, path, expected);
     err->status = 422;
+    return -1;
+}
+
+/* The module's default order: each a side of the units, each once. */
+static int read_default_order(const json_t *order, seq_turn *t, api_error *err) {
+    seq_turn by_units = *t;
+    size_t i;
+    const json_t *s;
+    if (json_array_size(order) != (size_t)t->norder) goto bad;
+    json_array_foreach(order, i, s) {
+        const char *name = json_string_value(s);
+        if (!name || side_index(&by_units, name) < 0) goto bad;
+        snprintf(t->order[i], SEQ_SIDE_MAX, "%s", name);
+    }
+    return 0;
+bad:
+    api_error_set(err, 422, "invalid_setup", NULL,
+                  "the order of play must name every side of the units once");
     return -1;
 }
 
@@ -177,6 +222,11 @@ static int read_setup_turn(const seq_play *sp, const json_t *st, seq_turn *t, ap
 }
 
 json_t *seq_turn_init_new(const seq_play *sp, const json_t *setup, api_error *err) {
+    return seq_turn_init_order_new(sp, setup, NULL, err);
+}
+
+json_t *seq_turn_init_order_new(const seq_play *sp, const json_t *setup, const json_t *order,
+                                api_error *err) {
     seq_turn t;
     memset(&t, 0, sizeof t);
     t.number = 1;
@@ -189,6 +239,7 @@ json_t *seq_turn_init_new(const seq_play *sp, const json_t *setup, api_error *er
                       "a sequence of play needs a side with units");
         return NULL;
     }
+    if (order && read_default_order(order, &t, err) != 0) return NULL;
     if (read_setup_turn(sp, json_object_get(setup, "turn"), &t, err) != 0) return NULL;
     return seq_turn_json(sp, &t);
 }
@@ -219,9 +270,8 @@ int seq_turn_read(const seq_play *sp, const json_t *state, seq_turn *t, api_erro
         size_t np = json_array_size(phases);
         if (np == 0 || np > table_size(sp)) goto bad;
         for (size_t i = 0; i < np; i++) {
-            int at = table_index(sp, json_string_value(json_array_get(phases, i))
-                                         ? json_string_value(json_array_get(phases, i))
-                                         : "");
+            const char *name = json_string_value(json_array_get(phases, i));
+            int at = name ? table_index(sp, name) : -1;
             if (at < 0) goto bad;
             t->phases[i] = at;
         }
@@ -235,6 +285,14 @@ int seq_turn_read(const seq_play *sp, const json_t *state, seq_turn *t, api_erro
     for (int i = 0; i < t->nphases; i++)
         if (strcmp(sp->phases[t->phases[i]].name, phase) == 0) t->phase = i;
     if (t->phase < 0) goto bad;
+    const json_t *done = json_object_get(turn, "done");
+    if (done && !json_is_array(done)) goto bad;
+    for (size_t i = 0; i < json_array_size(done); i++) {
+        const char *s = json_string_value(json_array_get(done, i));
+        int at = s ? side_index(t, s) : -1;
+        if (at < 0) goto bad;
+        t->done[at] = true;
+    }
     return 1;
 bad:
     api_error_set(err, 422, "invalid_state", NULL,
@@ -243,18 +301,22 @@ bad:
     return -1;
 }
 
+/* What the sequence expects now, for a refusal: "it is the Movement phase of empire's turn 2,
+ * in which empire acts". */
 static void expected(const seq_play *sp, const seq_turn *t, char *buf, size_t cap) {
     json_t *acting = acting_new(sp, t);
     size_t n = json_array_size(acting);
-    int w = snprintf(buf, cap, "it is the %s phase of %s's turn %d, in which ",
-                     seq_phase_title(sp, t), seq_player(t), t->number);
+    char now[160];
+    seq_now_text(sp, t, now, sizeof now);
+    int w = n ? snprintf(buf, cap, "it is %s, in which ", now)
+              : snprintf(buf, cap, "it is %s, which only the referee can end", now);
     for (size_t i = 0; i < n && w >= 0 && (size_t)w < cap; i++)
         w += snprintf(buf + w, cap - (size_t)w, "%s%s",
                       i == 0       ? ""
                       : i + 1 == n ? " and "
                                    : ", ",
                       json_string_value(json_array_get(acting, i)));
-    if (w >= 0 && (size_t)w < cap)
+    if (n && w >= 0 && (size_t)w < cap)
         snprintf(buf + w, cap - (size_t)w, " %s", n == 1 ? "acts" : "act");
     json_decref(acting);
 }
@@ -271,31 +333,38 @@ int seq_check(const seq_play *sp, const seq_turn *t, const char *action, const c
     const char *who = referee ? side : actor + 5;
     int at = who ? side_index(t, who) : -1;
     char exp[320];
-    expected(sp, t, exp, sizeof exp);
     if (strcmp(action, "end_phase") == 0) {
         if (referee || (at >= 0 && ends_phase(sp, t, at))) return 0;
+        expected(sp, t, exp, sizeof exp);
         api_error_set(err, 409, "not_your_turn", details_new(sp, t),
                       "%s cannot end the %s phase: %s", who, seq_phase_title(sp, t), exp);
         return -1;
     }
-    const seq_step *step = NULL;
-    for (const seq_step *s = phase_now(sp, t)->steps; s->action; s++)
-        if (strcmp(s->action, action) == 0) step = s;
-    bool side_ok = step && (referee && !side ? true : at >= 0 && who_includes(step->who, t, at));
-    if (step && side_ok) return 0;
+    /* A phase may list an action for more than one party (the player's fire and the opponent's
+     * reaction fire): any of them will do. */
+    bool in_phase = false, side_ok = false;
+    for (const seq_step *s = phase_now(sp, t)->steps; s->action; s++) {
+        if (strcmp(s->action, action) != 0) continue;
+        in_phase = true;
+        if (referee && !side) side_ok = true;
+        if (at >= 0 && !t->done[at] && who_includes(s->who, t, at)) side_ok = true;
+    }
+    if (in_phase && side_ok) return 0;
     if (referee) {
-        if (!step)
+        char now[160];
+        seq_now_text(sp, t, now, sizeof now);
+        if (!in_phase)
             snprintf(why, why_cap, "no %s in the %s phase", action, seq_phase_title(sp, t));
         else
-            snprintf(why, why_cap, "%s does not %s in the %s phase of %s's turn", side, action,
-                     seq_phase_title(sp, t), seq_player(t));
+            snprintf(why, why_cap, "%s does not %s in %s", side, action, now);
         return 1;
     }
+    expected(sp, t, exp, sizeof exp);
     if (at < 0 || !acts_now(sp, t, at)) {
         api_error_set(err, 409, "not_your_turn", details_new(sp, t), "not %s's turn: %s", who, exp);
         return -1;
     }
-    if (!step) {
+    if (!in_phase) {
         api_error_set(err, 422, "wrong_phase", details_new(sp, t), "no %s in the %s phase (%s)",
                       action, seq_phase_title(sp, t), exp);
         return -1;
@@ -305,26 +374,106 @@ int seq_check(const seq_play *sp, const seq_turn *t, const char *action, const c
     return -1;
 }
 
+static bool each_side(const seq_play *sp, const seq_turn *t, int i) {
+    return sp->phases[t->phases[i]].scope == SEQ_EACH_SIDE;
+}
+
 int seq_advance(const seq_play *sp, seq_turn *t, seq_change *chg, api_error *err) {
     memset(chg, 0, sizeof *chg);
-    chg->from_phase = t->phases[t->phase];
-    if (t->phase + 1 < t->nphases) {
-        t->phase++;
+    memset(t->done, 0, sizeof t->done);
+    int cur = t->phase;
+    chg->from_phase = t->phases[cur];
+    if (each_side(sp, t, cur)) {
+        /* The player's next phase of the block, or the next side's player-turn of it. */
+        if (cur + 1 < t->nphases && each_side(sp, t, cur + 1)) {
+            t->phase++;
+            return 0;
+        }
+        if (t->player + 1 < t->norder) {
+            int start = cur;
+            while (start > 0 && each_side(sp, t, start - 1))
+                start--;
+            t->phase = start;
+            t->player++;
+            chg->new_player_turn = true;
+            return 0;
+        }
+    }
+    if (cur + 1 < t->nphases) {
+        t->phase = cur + 1;
+        t->player = 0;
+        chg->new_player_turn = each_side(sp, t, t->phase);
         return 0;
     }
-    if (t->player + 1 == t->norder && sp->max_turns > 0 && t->number >= sp->max_turns) {
+    if (sp->max_turns > 0 && t->number >= sp->max_turns) {
         api_error_set(err, 409, "game_over", json_pack("{s:i}", "max_turns", sp->max_turns),
                       "turn %d was the last of this game", sp->max_turns);
         return -1;
     }
     t->phase = 0;
-    chg->new_player_turn = true;
-    if (++t->player == t->norder) {
-        t->player = 0;
-        t->number++;
-        chg->new_turn = true;
-    }
+    t->player = 0;
+    t->number++;
+    chg->new_turn = true;
+    chg->new_player_turn = each_side(sp, t, 0);
     return 0;
+}
+
+int seq_end_phase(const seq_play *sp, seq_turn *t, const char *actor, seq_change *chg,
+                  api_error *err) {
+    int at = actor && strncmp(actor, "side:", 5) == 0 ? side_index(t, actor + 5) : -1;
+    if (at >= 0 && phase_now(sp, t)->ends == SEQ_ENDS_EACH) {
+        t->done[at] = true;
+        bool all = true;
+        for (int i = 0; i < t->norder; i++)
+            if (acts_now(sp, t, i)) all = false;
+        if (!all) {
+            memset(chg, 0, sizeof *chg);
+            chg->from_phase = t->phases[t->phase];
+            chg->part_only = true;
+            return 0;
+        }
+    }
+    return seq_advance(sp, t, chg, err);
+}
+
+int seq_end_phase_begin(const seq_play *sp, const rules_ctx *ctx, seq_turn *t, seq_change *chg,
+                        rules_outcome *out, api_error *err) {
+    int got = seq_turn_read(sp, ctx->state, t, err);
+    if (got < 0) return -1;
+    if (got == 0) {
+        api_error_set(err, 409, "no_sequence", NULL,
+                      "this session was created before its ruleset had a sequence of play");
+        return -1;
+    }
+    char from[160], to[160];
+    seq_now_text(sp, t, from, sizeof from);
+    if (seq_end_phase(sp, t, ctx->actor, chg, err) != 0) return -1;
+    if (chg->part_only) {
+        rules_say(out->summary, sizeof out->summary, "%s has ended its part of %s", ctx->actor + 5,
+                  from);
+        return 0;
+    }
+    seq_now_text(sp, t, to, sizeof to);
+    from[0] = (char)toupper((unsigned char)from[0]);
+    rules_say(out->summary, sizeof out->summary, "%s ends; %s begins", from, to);
+    return 0;
+}
+
+json_t *seq_end_phase_result_new(const seq_play *sp, const seq_turn *t, const seq_change *chg) {
+    return json_pack("{s:s, s:i, s:s, s:s, s:b}", "action", "end_phase", "number", t->number,
+                     "player", seq_player(t), "phase", seq_phase_name(sp, t), "new_turn",
+                     chg->new_turn);
+}
+
+int seq_end_phase_decode(const json_t *fields, void *out, api_error *err) {
+    static const char *const keys[] = {NULL};
+    (void)out;
+    return json_in_only_keys(fields, "", keys, err);
+}
+
+json_t *seq_end_phase_encode(const void *action) {
+    (void)action;
+    return json_object();
 }
 
 json_t *seq_describe_new(const seq_play *sp) {
@@ -334,8 +483,11 @@ json_t *seq_describe_new(const seq_play *sp) {
         for (const seq_step *s = p->steps; s->action; s++)
             json_array_append_new(
                 steps, json_pack("{s:s, s:s}", "action", s->action, "who", who_names[s->who]));
-        json_array_append_new(phases, json_pack("{s:s, s:s, s:o}", "name", p->name, "title",
-                                                p->title, "steps", steps));
+        json_t *ph =
+            json_pack("{s:s, s:s, s:o}", "name", p->name, "title", p->title, "steps", steps);
+        if (p->scope == SEQ_ONCE) json_object_set_new(ph, "once", json_true());
+        if (p->ends == SEQ_ENDS_EACH) json_object_set_new(ph, "ends", json_string("each side"));
+        json_array_append_new(phases, ph);
     }
     json_t *d = json_pack("{s:s, s:o}", "source", sp->source, "phases", phases);
     if (sp->max_turns > 0) json_object_set_new(d, "max_turns", json_integer(sp->max_turns));

@@ -39,10 +39,24 @@ typedef struct seq_step {
     seq_who who;
 } seq_step;
 
+/* How often a phase comes in a turn. Consecutive SEQ_EACH_SIDE phases form a block that each
+ * side plays in turn (its player-turn); a SEQ_ONCE phase comes once a turn for every side
+ * (Corbach's marching movement and rally, a magic-realm round's plays). In a SEQ_ONCE phase the
+ * "player" is the first side of the order. */
+typedef enum { SEQ_EACH_SIDE = 0, SEQ_ONCE } seq_scope;
+
+/* Who ends a phase: by default the player, or the opponents when only they act in it (defensive
+ * fire); SEQ_ENDS_EACH: every side acting in it ends its own part (state.turn.done lists those
+ * who have), and the phase ends when the last has (simultaneous plays, a joint rally). The
+ * referee ends any phase at once. */
+typedef enum { SEQ_ENDS_DEFAULT = 0, SEQ_ENDS_EACH } seq_ends;
+
 typedef struct seq_phase {
     const char *name;      /* state.turn.phase */
     const char *title;     /* what players read: "Movement" */
     const seq_step *steps; /* what may be done in it; terminated by a NULL action */
+    seq_scope scope;
+    seq_ends ends;
 } seq_phase;
 
 typedef struct seq_play {
@@ -62,10 +76,13 @@ typedef struct seq_turn {
      * the setup named (setup.turn.phases), in that order. */
     int phases[SEQ_PHASES_MAX];
     int nphases;
+    /* SEQ_ENDS_EACH: the sides (indexes into order) that have ended their part of the phase. */
+    bool done[SEQ_SIDES_MAX];
 } seq_turn;
 
 /* What end_phase changed: the caller applies what its rules attach to each. */
 typedef struct seq_change {
+    bool part_only;       /* a side ended its part of a SEQ_ENDS_EACH phase; the phase goes on */
     bool new_player_turn; /* the next side's player-turn began */
     bool new_turn;        /* a new turn began (number + 1) */
     int from_phase;       /* the table index of the phase that ended */
@@ -76,6 +93,10 @@ typedef struct seq_change {
  * from setup.turn.phases when given (names of the table's phases, each once), else the table.
  * NULL with a 422 naming setup.turn when it does not fit. */
 json_t *seq_turn_init_new(const seq_play *sp, const json_t *setup, api_error *err);
+/* The same with the module's own default order (an array of the sides, e.g. Dark Ages' "the
+ * second Player listed always moves first"), which setup.turn.order still overrides. */
+json_t *seq_turn_init_order_new(const seq_play *sp, const json_t *setup, const json_t *order,
+                                api_error *err);
 /* Reads state.turn. 1 when read, 0 when the state has none (a session created before its
  * ruleset had a sequence: nothing is enforced), -1 with a 422 invalid_state. */
 int seq_turn_read(const seq_play *sp, const json_t *state, seq_turn *t, api_error *err);
@@ -96,6 +117,29 @@ int seq_check(const seq_play *sp, const seq_turn *t, const char *action, const c
  * turn. The caller (the module's end_phase) has checked who may end it: seq_check with
  * "end_phase" allows the player whose phase it is and the referee. */
 int seq_advance(const seq_play *sp, seq_turn *t, seq_change *chg, api_error *err);
+/* end_phase by `actor` ("referee" or "side:<name>", as rules_ctx gives it): in a SEQ_ENDS_EACH
+ * phase a side's end marks its part done (chg->part_only) until the last acting side's, which
+ * advances; otherwise, and for the referee, seq_advance. */
+int seq_end_phase(const seq_play *sp, seq_turn *t, const char *actor, seq_change *chg,
+                  api_error *err);
+/* What the phase now is, for a summary: "the Movement phase of empire's turn 2" or, for a
+ * SEQ_ONCE phase, "the Rally phase of turn 2". */
+void seq_now_text(const seq_play *sp, const seq_turn *t, char *buf, size_t cap);
+
+/* The common part of a module's end_phase: reads the turn (409 no_sequence when the state has
+ * none: a session created before its ruleset had a sequence), ends the phase for ctx->actor
+ * (seq_end_phase) and writes to out->summary what ended and what begins ("The Movement phase of
+ * empire's turn 1 ends; the Shooting phase of empire's turn 1 begins", or "horde has ended its
+ * part of ..."). The module then applies what *chg means in its rules, sets out->result
+ * (seq_end_phase_result_new adds to it) and state.turn (seq_turn_json). */
+int seq_end_phase_begin(const seq_play *sp, const rules_ctx *ctx, seq_turn *t, seq_change *chg,
+                        rules_outcome *out, api_error *err);
+/* {"action": "end_phase", "number", "player", "phase", "new_turn"} (new reference). */
+json_t *seq_end_phase_result_new(const seq_play *sp, const seq_turn *t, const seq_change *chg);
+
+/* The end_phase action's fields: none. */
+int seq_end_phase_decode(const json_t *fields, void *out, api_error *err);
+json_t *seq_end_phase_encode(const void *action);
 
 /* The sequence as GET /v1/rulesets/{id} describes it (new reference): its source and its phases,
  * each with its name, title and steps ({"action", "who"}). */

@@ -245,17 +245,6 @@ fail:
 /* ---- end_phase ---------------------------------------------------------------------------------
  */
 
-int vm_end_phase_decode(const json_t *fields, void *out, api_error *err) {
-    static const char *const keys[] = {NULL};
-    (void)out;
-    return json_in_only_keys(fields, "", keys, err);
-}
-
-json_t *vm_end_phase_encode(const void *action) {
-    (void)action;
-    return json_object();
-}
-
 /* The next phase (vm_sequence). A phase's end clears its casualties (10.2: "lost half or more of
  * its remaining strength that phase"); a new turn also ends "this turn's melee phase" of 10.1's
  * flank or rear casualties. rules_resolve has checked that the player or the referee ends it. */
@@ -263,18 +252,8 @@ int vm_end_phase_resolve(const rules_ctx *ctx, const void *action, rules_outcome
                          api_error *err) {
     (void)action;
     seq_turn turn;
-    int got = seq_turn_read(&vm_sequence, ctx->state, &turn, err);
-    if (got < 0) return -1;
-    if (got == 0) {
-        api_error_set(err, 409, "no_sequence", NULL,
-                      "this session was created before vis-magica had a sequence of play");
-        return -1;
-    }
-    char from[160];
-    snprintf(from, sizeof from, "The %s phase of %s's turn %d ends",
-             seq_phase_title(&vm_sequence, &turn), seq_player(&turn), turn.number);
     seq_change chg;
-    if (seq_advance(&vm_sequence, &turn, &chg, err) != 0) return -1;
+    if (seq_end_phase_begin(&vm_sequence, ctx, &turn, &chg, out, err) != 0) return -1;
     vm_table t;
     if (vm_table_load(ctx->state, &t, err) != 0) return -1;
     int reset = 0;
@@ -286,8 +265,6 @@ int vm_end_phase_resolve(const rules_ctx *ctx, const void *action, rules_outcome
         b->changed = true;
         reset++;
     }
-    rules_say(out->summary, sizeof out->summary, "%s; the %s phase of %s's turn %d begins", from,
-              seq_phase_title(&vm_sequence, &turn), seq_player(&turn), turn.number);
     if (reset)
         rules_say(out->summary, sizeof out->summary,
                   "; the casualties of the phase are cleared on %d base%s (10.2 counts losses "
@@ -296,10 +273,8 @@ int vm_end_phase_resolve(const rules_ctx *ctx, const void *action, rules_outcome
     if (chg.new_turn)
         rules_say(out->summary, sizeof out->summary,
                   "; the last turn's melee no longer counts as flank or rear casualties (10.1)");
-    out->result =
-        json_pack("{s:s, s:i, s:s, s:s, s:b, s:i}", "action", "end_phase", "number", turn.number,
-                  "player", seq_player(&turn), "phase", seq_phase_name(&vm_sequence, &turn),
-                  "new_turn", chg.new_turn, "bases_reset", reset);
+    out->result = seq_end_phase_result_new(&vm_sequence, &turn, &chg);
+    json_object_set_new(out->result, "bases_reset", json_integer(reset));
     if (vm_finish(ctx, &t, out, err) != 0) return -1;
     json_object_set_new(out->new_state, "turn", seq_turn_json(&vm_sequence, &turn));
     return 0;

@@ -135,7 +135,7 @@ static const rules_action vm_actions[] = {
      sizeof(vm_hits_action), vm_melee_decode, vm_melee_encode, vm_melee_resolve, vm_odds_key,
      vm_odds_finish},
     {"end_phase", "End the phase (its player, or the referee): the next phase, side or turn",
-     end_phase_fields, 1, vm_end_phase_decode, vm_end_phase_encode, vm_end_phase_resolve,
+     end_phase_fields, 1, seq_end_phase_decode, seq_end_phase_encode, vm_end_phase_resolve,
      vm_odds_key, vm_odds_finish},
 };
 

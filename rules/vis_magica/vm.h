@@ -98,8 +98,6 @@ int vm_fire_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
 int vm_melee_decode(const json_t *fields, void *out, api_error *err);
 json_t *vm_melee_encode(const void *action);
 int vm_melee_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out, api_error *err);
-int vm_end_phase_decode(const json_t *fields, void *out, api_error *err);
-json_t *vm_end_phase_encode(const void *action);
 int vm_end_phase_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out,
                          api_error *err);
 /* The house-default sequence of play (vis_magica.c; docs/rules/vis-magica.md). */
