@@ -1,14 +1,14 @@
-/* The actions of horse-and-musket: fire, melee, move, morale, recover, attach, new_turn.
+/* The actions of horse-and-musket: fire, melee, move, morale, attach (end_phase is turn.c's).
  *
  * Fire: "Test when a unit loses 25 percent effectiveness or more from firing"; a unit that fails
  * retreats a full move, its back to the enemy, "not applicable if an enemy unit with which fire
  * has been exchanged also loses effectiveness and fails a morale test" (exchange: hits_back).
  * Melee: "the unit suffering the most hits, including any inflicted by firing, retreats a full
  * move ... A tie results in another round of meleeing on the following turn"; losing a melee is
- * a test too. Recover: "A retreating unit will be diced for at the start of each move of retreat,
- * needing a 5 or better to return to normal action. A general present with the unit adds 1."
- * Hits are given (options.hits "given", the default) or rolled from a dice notation ("rolled"):
- * the firing and melee tables are the game's, not in our source. */
+ * a test too; the pair locked by a tie may not move apart or fire elsewhere, and fights its next
+ * round in a later turn's Melee phase (turn.c holds the phase back until it has). Hits are given
+ * (options.hits "given", the default) or rolled from a dice notation ("rolled"): the firing and
+ * melee tables are the game's, not in our source. */
 #include "rules/horse_and_musket/hm.h"
 
 #include "protocol/json_in.h"
@@ -29,16 +29,14 @@ static int read_hits(const json_t *fields, const char *name, int *given, char *e
 }
 
 static int combat_decode(const json_t *fields, hm_combat_action *a, bool melee, api_error *err) {
-    static const char *const keys[] = {"target", "hits", "hits_back", "variation", NULL};
+    static const char *const keys[] = {"target", "hits", "hits_back", NULL};
     bool has_hits = false, has_back = false;
     if (json_in_only_keys(fields, "", keys, err) != 0 ||
         rules_in_text(fields, "", "target", true, a->target, sizeof a->target, err) != 0 ||
         read_hits(fields, "hits", &a->hits, a->hits_expr, sizeof a->hits_expr, &has_hits, err) !=
             0 ||
         read_hits(fields, "hits_back", &a->hits_back, a->back_expr, sizeof a->back_expr, &has_back,
-                  err) != 0 ||
-        rules_in_int(fields, "", "variation", false, -TABLE_COORD_MAX, TABLE_COORD_MAX,
-                     &a->variation, err) != 0)
+                  err) != 0)
         return -1;
     if (!has_hits) {
         api_error_field(err, "hits",
@@ -74,7 +72,6 @@ json_t *hm_combat_encode(const void *action) {
         json_object_set_new(o, "hits_back",
                             a->back_expr[0] ? json_string(a->back_expr)
                                             : json_integer(a->hits_back));
-    if (a->variation) json_object_set_new(o, "variation", json_integer(a->variation));
     return o;
 }
 
@@ -118,8 +115,8 @@ static json_t *after_json(hm_unit *const *units, int n) {
 static hm_unit *enemy(hm_army *a, const hm_unit *u, const char *id, api_error *err) {
     if (u->state == HM_RETREATING) {
         api_error_set(err, 409, "retreating", json_pack("{s:s}", "unit", u->id),
-                      "unit '%s' is retreating: it returns to normal action only by recovering "
-                      "(action recover)",
+                      "unit '%s' is retreating: it returns to normal action only by recovering, "
+                      "rolled at the start of its side's turn",
                       u->id);
         return NULL;
     }
@@ -129,6 +126,41 @@ static hm_unit *enemy(hm_army *a, const hm_unit *u, const char *id, api_error *e
         return NULL;
     }
     return t;
+}
+
+int hm_turn_number(const json_t *state) {
+    const json_t *n = json_object_get(json_object_get(state, "turn"), "number");
+    return json_is_integer(n) ? (int)json_integer_value(n) : 0;
+}
+
+int hm_engaged_check(const rules_ctx *ctx, const hm_army *a, const hm_unit *u,
+                     const hm_unit *target, const char *action, api_error *err) {
+    (void)a;
+    const hm_unit *locked = u->engaged[0] ? u : target && target->engaged[0] ? target : NULL;
+    if (!locked) return 0;
+    const char *partner = locked->engaged;
+    const hm_unit *other = locked == u ? target : u;
+    if (!other || strcmp(other->id, partner) != 0) {
+        /* "A tie results in another round of meleeing on the following turn": the pair stays
+         * together until it has fought it. */
+        api_error_set(err, 409, "engaged",
+                      json_pack("{s:s, s:s}", "unit", locked->id, "engaged", partner),
+                      "unit '%s' is locked in melee with '%s' after a tie: it may not %s until "
+                      "their next round of melee",
+                      locked->id, partner, action);
+        return -1;
+    }
+    int now = hm_turn_number(ctx->state);
+    if (now > 0 && locked->engaged_turn >= now) {
+        api_error_set(err, 409, "melee_next_turn",
+                      json_pack("{s:s, s:s, s:i}", "unit", u->id, "target", target->id, "turn",
+                                locked->engaged_turn + 1),
+                      "'%s' and '%s' tied this turn: their next round of melee is on the "
+                      "following turn (turn %d)",
+                      u->id, target->id, locked->engaged_turn + 1);
+        return -1;
+    }
+    return 0;
 }
 
 /* ---- fire ----------------------------------------------------------------------------------- */
@@ -142,6 +174,9 @@ int hm_fire_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
     int hits = 0, back = 0;
     if (!t || hits_check(ctx, a->hits_expr, "hits", err) != 0 ||
         (a->exchange && hits_check(ctx, a->back_expr, "hits_back", err) != 0))
+        goto fail;
+    if (hm_engaged_check(ctx, &army, u, NULL, "fire", err) != 0 ||
+        (a->exchange && hm_engaged_check(ctx, &army, t, NULL, "fire back", err) != 0))
         goto fail;
     if (a->exchange && t->state == HM_RETREATING) {
         hm_rule_error(err, "hits_back",
@@ -186,9 +221,7 @@ int hm_fire_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
                       side[i]->id, side[1 - i]->id);
             continue;
         }
-        if (hm_retreat(ctx, &army, side[i], i == 0 ? u_at : t_at, a->variation, retreats, s, cap) !=
-            0)
-            goto dice;
+        if (hm_retreat(ctx, &army, side[i], i == 0 ? u_at : t_at, retreats, s, cap) != 0) goto dice;
     }
     out->result =
         json_pack("{s:s, s:s, s:s, s:i, s:i, s:b, s:o, s:o, s:o}", "action", "fire", "unit", u->id,
@@ -214,7 +247,8 @@ int hm_melee_resolve(const rules_ctx *ctx, const void *action, rules_outcome *ou
     hm_unit *u = hm_acting(ctx, &army, err), *t = u ? enemy(&army, u, a->target, err) : NULL;
     int hits = 0, back = 0;
     if (!t || hits_check(ctx, a->hits_expr, "hits", err) != 0 ||
-        hits_check(ctx, a->back_expr, "hits_back", err) != 0)
+        hits_check(ctx, a->back_expr, "hits_back", err) != 0 ||
+        hm_engaged_check(ctx, &army, u, t, "fight another melee", err) != 0)
         goto fail;
     /* The melee is legal: from here on it commits with whatever the dice say. */
     if (hits_of(ctx, a->hits, a->hits_expr, "hits", &hits, err) != 0 ||
@@ -233,6 +267,7 @@ int hm_melee_resolve(const rules_ctx *ctx, const void *action, rules_outcome *ou
         rules_say(s, cap, ": a tie, the melee goes on next turn");
         snprintf(u->engaged, sizeof u->engaged, "%s", t->id);
         snprintf(t->engaged, sizeof t->engaged, "%s", u->id);
+        u->engaged_turn = t->engaged_turn = hm_turn_number(ctx->state);
         u->changed = t->changed = true;
     } else {
         hm_unit *loser = u->hits_this_turn > t->hits_this_turn ? u : t;
@@ -250,7 +285,7 @@ int hm_melee_resolve(const rules_ctx *ctx, const void *action, rules_outcome *ou
             hm_test_text(&test, s, cap);
             json_array_append_new(tests, hm_test_json_new(&test));
             if (loser->state != HM_ELIMINATED &&
-                hm_retreat(ctx, &army, loser, winner->at, a->variation, retreats, s, cap) != 0)
+                hm_retreat(ctx, &army, loser, winner->at, retreats, s, cap) != 0)
                 goto dice;
         }
     }
@@ -290,11 +325,12 @@ int hm_move_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
     if (!u) goto fail;
     if (u->state == HM_RETREATING) {
         api_error_set(err, 409, "retreating", json_pack("{s:s}", "unit", u->id),
-                      "unit '%s' is retreating: it rolls to recover at the start of its move "
-                      "(action recover)",
+                      "unit '%s' is retreating: it rolls to recover at the start of its side's "
+                      "turn",
                       u->id);
         goto fail;
     }
+    if (hm_engaged_check(ctx, &army, u, NULL, "move", err) != 0) goto fail;
     int64_t length = table_move_length(u->at, &a->move);
     char len[32], allow[32];
     table_length_text(&m, length, len, sizeof len);
@@ -320,7 +356,7 @@ fail:
     return -1;
 }
 
-/* ---- morale, recover, attach, new_turn ---------------------------------------------------------
+/* ---- morale, attach ----------------------------------------------------------------------------
  */
 
 int hm_morale_decode(const json_t *fields, void *out, api_error *err) {
@@ -358,70 +394,6 @@ int hm_morale_resolve(const rules_ctx *ctx, const void *action, rules_outcome *o
                   hm_test_json_new(&t), "passed", t.passed, "after", after_json(after, 1));
     return hm_finish(ctx, &army, out, err);
 fail:
-    hm_army_free(&army);
-    return -1;
-}
-
-int hm_recover_decode(const json_t *fields, void *out, api_error *err) {
-    static const char *const keys[] = {"variation", NULL};
-    hm_simple_action *a = out;
-    return json_in_only_keys(fields, "", keys, err) != 0 ||
-                   rules_in_int(fields, "", "variation", false, -TABLE_COORD_MAX, TABLE_COORD_MAX,
-                                &a->variation, err) != 0
-               ? -1
-               : 0;
-}
-
-json_t *hm_recover_encode(const void *action) {
-    const hm_simple_action *a = action;
-    json_t *o = json_object();
-    if (o && a->variation) json_object_set_new(o, "variation", json_integer(a->variation));
-    return o;
-}
-
-int hm_recover_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out,
-                       api_error *err) {
-    const hm_simple_action *a = action;
-    hm_army army;
-    if (hm_army_load(ctx->state, &army, err) != 0) return -1;
-    json_t *retreats = json_array();
-    hm_unit *u = hm_acting(ctx, &army, err);
-    if (!u) goto fail;
-    if (u->state != HM_RETREATING) {
-        hm_rule_error(err, "unit", "unit '%s' is not retreating", u->id);
-        goto fail;
-    }
-    rules_terms terms = {0};
-    if (u->general[0]) rules_terms_add(&terms, 1, "general %s", u->general);
-    int roll = 0;
-    if (dice_roll(ctx->dice, "recover", "1d6", 1, 6, &roll) != 0) {
-        api_error_set(err, 422, "too_many_dice", NULL, "the dice ran out");
-        goto fail;
-    }
-    dice_set_value(ctx->dice, roll);
-    bool passed = roll + terms.total >= 5; /* "needing a 5 or better" */
-    char tt[120];
-    rules_terms_text(&terms, tt, sizeof tt);
-    rules_say(out->summary, sizeof out->summary,
-              "%s rolls to recover: d6 %d, %s = %d, needs 5+: %s", u->id, roll, tt,
-              roll + terms.total,
-              passed ? "returns to normal action" : "fails and retreats another full move");
-    if (passed) {
-        u->state = HM_NORMAL;
-        u->changed = true;
-    } else if (hm_retreat(ctx, &army, u, u->retreat_from, a->variation, retreats, out->summary,
-                          sizeof out->summary) != 0) {
-        api_error_set(err, 422, "too_many_dice", NULL, "the dice ran out");
-        goto fail;
-    }
-    hm_unit *after[1] = {u};
-    out->result =
-        json_pack("{s:s, s:s, s:i, s:o, s:i, s:b, s:o, s:o}", "action", "recover", "unit", u->id,
-                  "roll", roll, "modifiers", rules_terms_json_new(&terms), "need", 5, "passed",
-                  passed, "retreats", retreats, "after", after_json(after, 1));
-    return hm_finish(ctx, &army, out, err);
-fail:
-    json_decref(retreats);
     hm_army_free(&army);
     return -1;
 }
@@ -471,49 +443,4 @@ int hm_attach_resolve(const rules_ctx *ctx, const void *action, rules_outcome *o
 fail:
     hm_army_free(&army);
     return -1;
-}
-
-int hm_turn_decode(const json_t *fields, void *out, api_error *err) {
-    static const char *const keys[] = {NULL};
-    (void)out;
-    return json_in_only_keys(fields, "", keys, err);
-}
-
-json_t *hm_turn_encode(const void *action) {
-    (void)action;
-    return json_object();
-}
-
-int hm_turn_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out, api_error *err) {
-    (void)action;
-    if (strncmp(ctx->actor ? ctx->actor : "", "side:", 5) == 0) {
-        api_error_set(err, 403, "forbidden", NULL, "only the referee starts a new turn");
-        return -1;
-    }
-    hm_army army;
-    if (hm_army_load(ctx->state, &army, err) != 0) return -1;
-    int engaged = 0;
-    for (size_t i = 0; i < army.n; i++) {
-        hm_unit *u = &army.units[i];
-        if (u->hits_this_turn || u->supporting[0]) u->changed = true;
-        u->hits_this_turn = 0;
-        u->supporting[0] = '\0';
-        if (!u->engaged[0]) continue;
-        /* A tie fights on only while both are still there, normal, and locked together. */
-        const hm_unit *p = NULL;
-        for (size_t j = 0; j < army.n; j++)
-            if (strcmp(army.units[j].id, u->engaged) == 0) p = &army.units[j];
-        if (u->state != HM_NORMAL || !p || p->state != HM_NORMAL ||
-            strcmp(p->engaged, u->id) != 0) {
-            u->engaged[0] = '\0';
-            u->changed = true;
-        } else {
-            engaged++;
-        }
-    }
-    rules_say(out->summary, sizeof out->summary,
-              "new turn: hits of the turn and support cleared; %d unit(s) still locked in melee",
-              engaged);
-    out->result = json_pack("{s:s, s:i}", "action", "new_turn", "engaged", engaged);
-    return hm_finish(ctx, &army, out, err);
 }

@@ -4,13 +4,16 @@
  * with their back to the enemy, blocked retreats, and recovery.
  *
  * Files: units.c (setup, reading and writing units, options), morale.c (the test, support,
- * retreats and recovery), actions.c (fire, melee, move, morale, recover, attach, new_turn),
- * horse_and_musket.c (the action table, odds and the ruleset row). */
+ * retreats and recovery), sequence.c (the house-default sequence of play), actions.c (fire,
+ * melee, move, morale, attach), turn.c (end_phase: a new turn, the recovery rolls at the start of
+ * a side's turn, ties fought again), horse_and_musket.c (the action table, odds and the ruleset
+ * row). */
 #ifndef UMPIRE_HORSE_AND_MUSKET_H
 #define UMPIRE_HORSE_AND_MUSKET_H
 
 #include "protocol/api_error.h"
 #include "protocol/limits.h"
+#include "rules/common/sequence.h"
 #include "rules/common/tabletop.h"
 #include "rules/common/terms.h"
 #include "rules/ruleset.h"
@@ -32,6 +35,7 @@ typedef struct hm_unit {
     char general[HM_NAME_MAX + 1];    /* an attached general's name, "" when none */
     char supporting[UNIT_ID_MAX + 1]; /* the unit it supports this turn, "" when none */
     char engaged[UNIT_ID_MAX + 1];    /* a tied melee goes on next turn with this unit */
+    int engaged_turn;                 /* the turn of the tie (0: the state has no turn) */
     hm_type type;
     hm_quality quality;
     table_pt at;
@@ -89,17 +93,26 @@ void hm_test_text(const hm_test *t, char *out, size_t cap);
 void hm_lose_quarters(hm_unit *u, int n);
 /* Applies hits; the quarters lost. */
 int hm_take_hits(hm_unit *u, int hits);
-/* Retreats u a full move (+ variation) exactly away from `enemy` (along the vector from the
- * enemy's centre to u's), ending with its back to it. The first unit that is not light infantry
- * or artillery its base would touch on the way eliminates it; a friendly blocker then tests,
- * unless it is cavalry retreated into by infantry. Text appended. -1: dice refused. */
-int hm_retreat(const rules_ctx *ctx, hm_army *a, hm_unit *u, table_pt enemy, int64_t variation,
-               json_t *log, char *text, size_t cap);
+/* Retreats u a full move (+ the setup's retreat_variation, rolled) exactly away from `enemy`
+ * (along the vector from the enemy's centre to u's), ending with its back to it. The first unit
+ * that is not light infantry or artillery its base would touch on the way eliminates it; a friendly
+ * blocker then tests, unless it is cavalry retreated into by infantry. Text appended. -1: dice
+ * refused. */
+int hm_retreat(const rules_ctx *ctx, hm_army *a, hm_unit *u, table_pt enemy, json_t *log,
+               char *text, size_t cap);
 /* Checks hits given as a dice notation without rolling: 0, or -1 with 422 invalid_notation. */
 int hm_check_hits(const char *expr, const char *field, api_error *err);
 /* Rolls hits given as a dice notation ("2d6-3", floored at 0). Check it first (hm_check_hits):
  * an action's refusals come before its first die (rules/ruleset.h). */
 int hm_roll_hits(dice_source *ds, const char *expr, const char *field, int *hits, api_error *err);
+/* Rolls a dice notation checked before, as a signed total (the retreat variation: "1d6-3"). */
+int hm_roll_total(dice_source *ds, const char *expr, const char *purpose, int64_t *total,
+                  api_error *err);
+/* The recovery roll of a retreating unit (5+, a general +1); a failure retreats it another full
+ * move away from the enemy it retreats from. Text appended; the roll's record added to `log`.
+ * -1: dice refused. */
+int hm_recover(const rules_ctx *ctx, hm_army *a, hm_unit *u, json_t *log, json_t *retreats,
+               char *text, size_t cap);
 
 /* ---- actions.c ----------------------------------------------------------------------------- */
 typedef struct hm_combat_action {
@@ -107,7 +120,6 @@ typedef struct hm_combat_action {
     int hits, hits_back;               /* given */
     char hits_expr[64], back_expr[64]; /* rolled: dice notation */
     bool exchange;                     /* fire: the target fired back in the same exchange */
-    int variation;                     /* the table's distance-variation adjustment of a retreat */
 } hm_combat_action;
 int hm_fire_decode(const json_t *fields, void *out, api_error *err);
 int hm_melee_decode(const json_t *fields, void *out, api_error *err);
@@ -117,7 +129,6 @@ int hm_melee_resolve(const rules_ctx *ctx, const void *action, rules_outcome *ou
 
 typedef struct hm_simple_action {
     char text[HM_NAME_MAX + 1]; /* morale: the reason; attach: the general */
-    int variation;              /* recover: the retreat's distance variation */
     table_move move;            /* move */
 } hm_simple_action;
 int hm_move_decode(const json_t *fields, void *out, api_error *err);
@@ -126,16 +137,22 @@ int hm_move_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
 int hm_morale_decode(const json_t *fields, void *out, api_error *err);
 json_t *hm_morale_encode(const void *action);
 int hm_morale_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out, api_error *err);
-int hm_recover_decode(const json_t *fields, void *out, api_error *err);
-json_t *hm_recover_encode(const void *action);
-int hm_recover_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out,
-                       api_error *err);
 int hm_attach_decode(const json_t *fields, void *out, api_error *err);
 json_t *hm_attach_encode(const void *action);
 int hm_attach_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out, api_error *err);
-int hm_turn_decode(const json_t *fields, void *out, api_error *err);
-json_t *hm_turn_encode(const void *action);
-int hm_turn_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out, api_error *err);
+/* A unit locked in a tied melee (u->engaged): 409 engaged for anything but meleeing its
+ * partner, and 409 melee_next_turn for that in the turn of the tie ("another round of meleeing
+ * on the following turn"). `action` names what was tried, for the message. */
+int hm_engaged_check(const rules_ctx *ctx, const hm_army *a, const hm_unit *u,
+                     const hm_unit *target, const char *action, api_error *err);
+/* The turn number now (0: the state has no turn). */
+int hm_turn_number(const json_t *state);
+
+/* ---- turn.c -------------------------------------------------------------------------------- */
+int hm_end_phase_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out,
+                         api_error *err);
+/* The house-default sequence of play (sequence.c; docs/rules/horse-and-musket.md). */
+extern const seq_play hm_sequence;
 
 json_t *hm_odds_key(const json_t *result, char *label, size_t cap);
 void hm_odds_finish(json_t *answer);

@@ -3,11 +3,12 @@
 #include "rules/horse_and_musket/hm.h"
 
 #include "protocol/json_in.h"
+#include "rules/common/fields.h"
 
 #include <string.h>
 
 static json_t *hm_init_state(const json_t *options, const json_t *setup, api_error *err) {
-    static const char *const setup_keys[] = {"units", "terrain", NULL};
+    static const char *const setup_keys[] = {"units", "terrain", "turn", "retreat_variation", NULL};
     /* Terrain areas are kept for the table and its clients: the morale rule has no terrain
      * effect, so no action reads them. */
     static const char *const terrain_types[] = {"difficult", "impassable", NULL};
@@ -22,12 +23,26 @@ static json_t *hm_init_state(const json_t *options, const json_t *setup, api_err
     json_t *terrain =
         table_terrain_new(json_object_get(setup, "terrain"), "setup.terrain", terrain_types, err);
     if (!terrain) return NULL;
-    json_t *list = hm_units_from_setup(units, err);
-    if (!list) {
+    /* The retreat's "usual possible distance-variation adjustment" (the game's table, not in our
+     * source): a dice notation in the setup, rolled by the umpire; none by default. */
+    char variation[64] = "";
+    if (rules_in_text(setup, "setup", "retreat_variation", false, variation, sizeof variation,
+                      err) != 0 ||
+        (variation[0] && hm_check_hits(variation, "setup.retreat_variation", err) != 0)) {
         json_decref(terrain);
         return NULL;
     }
-    return json_pack("{s:o, s:o}", "units", list, "terrain", terrain);
+    json_t *list = hm_units_from_setup(units, err);
+    json_t *turn = list ? seq_turn_init_new(&hm_sequence, setup, err) : NULL;
+    if (!turn) {
+        json_decref(list);
+        json_decref(terrain);
+        return NULL;
+    }
+    json_t *state = json_pack("{s:o, s:o, s:o}", "units", list, "terrain", terrain, "turn", turn);
+    if (state && variation[0])
+        json_object_set_new(state, "retreat_variation", json_string(variation));
+    return state;
 }
 
 /* ---- odds: told apart by every unit's effectiveness and state after (and a test's pass) -------
@@ -92,7 +107,6 @@ static const rules_field fire_fields[] = {
      "hits on the target: an integer (options.hits given) or a dice notation (rolled)"},
     {"hits_back", "integer", 0,
      "hits of the target's return fire in the same exchange (the retreat exception)"},
-    {"variation", "integer", 0, "the table's distance-variation adjustment of a retreat"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -101,7 +115,6 @@ static const rules_field melee_fields[] = {
     {"target", "string", 1, "the enemy unit"},
     {"hits", "integer", 1, "hits on the target (integer, or notation when rolled)"},
     {"hits_back", "integer", 1, "hits on the attacker (integer, or notation when rolled)"},
-    {"variation", "integer", 0, "the table's distance-variation adjustment of the retreat"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -119,19 +132,13 @@ static const rules_field morale_fields[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static const rules_field recover_fields[] = {
-    {"unit", "string", 1, "a retreating unit, at the start of its move"},
-    {"variation", "integer", 0, "the distance-variation adjustment if it retreats again"},
-    {NULL, NULL, 0, NULL},
-};
-
 static const rules_field attach_fields[] = {
     {"unit", "string", 1, "the unit the general joins"},
     {"general", "string", 1, "the general, now attached to another unit of the same side"},
     {NULL, NULL, 0, NULL},
 };
 
-static const rules_field turn_fields[] = {
+static const rules_field end_phase_fields[] = {
     {NULL, NULL, 0, NULL},
 };
 
@@ -156,13 +163,13 @@ static const rules_action hm_actions[] = {
      hm_move_encode, hm_move_resolve, hm_odds_key, hm_odds_finish},
     {"morale", "A morale test the table calls for", morale_fields, sizeof(hm_simple_action),
      hm_morale_decode, hm_morale_encode, hm_morale_resolve, hm_odds_key, hm_odds_finish},
-    {"recover", "A retreating unit rolls 5+ to return to normal action", recover_fields,
-     sizeof(hm_simple_action), hm_recover_decode, hm_recover_encode, hm_recover_resolve,
-     hm_odds_key, hm_odds_finish},
     {"attach", "A general switches units", attach_fields, sizeof(hm_simple_action),
      hm_attach_decode, hm_attach_encode, hm_attach_resolve, hm_odds_key, hm_odds_finish},
-    {"new_turn", "A new turn (referee): hits of the turn and support cleared", turn_fields, 1,
-     hm_turn_decode, hm_turn_encode, hm_turn_resolve, hm_odds_key, hm_odds_finish},
+    {"end_phase",
+     "End the phase (its player, or the referee): the next phase, side or turn; a side's "
+     "retreating units roll to recover as its turn begins",
+     end_phase_fields, 1, seq_end_phase_decode, seq_end_phase_encode, hm_end_phase_resolve,
+     hm_odds_key, hm_odds_finish},
 };
 
 static const char *const hm_sources[] = {
@@ -172,7 +179,8 @@ static const char *const hm_sources[] = {
     "house defaults (docs/rules/horse-and-musket.md): effectiveness in 25% steps of "
     "hits_per_quarter hits (1), hits given by the table, directly behind = within 30 degrees, "
     "bases as discs of options.base_radius, a retreat blocked by the first unit its base would "
-    "touch",
+    "touch, the retreat variation from setup.retreat_variation (none), the sequence of play "
+    "(each side in turn: Movement, Fire, Melee; recovery rolled as a side's turn begins)",
     NULL,
 };
 
@@ -198,7 +206,9 @@ static const char hm_sample_setup[] =
 const ruleset ruleset_horse_and_musket = {
     .id = "horse-and-musket",
     .title = "Horse and musket: a morale rule for miniatures",
-    .version = 2, /* 1: blocker nearest the line, radius rounded up, retreat to the degree */
+    /* 1: blocker nearest the line, radius rounded up, retreat to the degree; 2: no sequence of
+     * play (new_turn, recover and the retreat variation sent by the table) */
+    .version = 3,
     .description =
         "A horse-and-musket morale rule on an open table: a unit losing 25% effectiveness to "
         "fire, or losing a melee, rolls a die (elite 3+, regular 4+, poor or militia 5+; +1 "
@@ -206,20 +216,27 @@ const ruleset ruleset_horse_and_musket = {
         "infantry or artillery); a failure costs a further 25%. The melee loser (most hits this "
         "turn, fire included) and a unit failing its fire test retreat a full move with their "
         "back to the enemy (not when the enemy it exchanged fire with also lost and failed); "
-        "ties fight on next turn; a retreat blocked by a unit other than light infantry or "
-        "artillery eliminates the retreating unit and a friendly blocker tests (not cavalry "
-        "retreated into by infantry); a general dies with his unit; retreating units roll 5+ "
-        "(+1 general) to recover. Actions: fire, melee, move, morale, recover, attach, new_turn "
-        "(referee). Setup: terrain? [{id, type: difficult|impassable, polygon}] (kept for the "
-        "table; the rule has no terrain effect), units {id, side, type: "
-        "line_infantry|light_infantry|cavalry|"
-        "artillery, quality: elite|regular|poor|militia, at: [x, y], facing: 0-359, movement, "
-        "effectiveness?: 25-100, hits_per_quarter?, general?, name?}. Details: "
-        "docs/rules/horse-and-musket.md.",
+        "ties fight on next turn (the pair may not move apart or fire elsewhere); a retreat "
+        "blocked by a unit other than light infantry or artillery eliminates the retreating unit "
+        "and a friendly blocker tests (not cavalry retreated into by infantry); a general dies "
+        "with his unit; retreating units roll 5+ (+1 general) to recover at the start of each "
+        "move. Sequence of play (house default): each side in turn has a player-turn of Movement "
+        "(move, attach), Fire (fire) and Melee (melee), a morale test the table calls for in any "
+        "phase; end_phase (the player or the referee) moves on, and a side's retreating units "
+        "roll to recover as its player-turn begins; a Melee phase is not ended while a pair tied "
+        "in an earlier turn has not fought again; setup.turn {order?, phases?} overrides the "
+        "order of the sides and the phases. Actions: fire, melee, move, morale, attach, "
+        "end_phase. Setup: terrain? [{id, type: difficult|impassable, polygon}] (kept for the "
+        "table; the rule has no terrain effect), retreat_variation? (a dice notation added to "
+        "every retreat's full move, rolled by the umpire; default none), units {id, side, type: "
+        "line_infantry|light_infantry|cavalry|artillery, quality: elite|regular|poor|militia, "
+        "at: [x, y], facing: 0-359, movement, effectiveness?: 25-100, hits_per_quarter?, "
+        "general?, name?}. Details: docs/rules/horse-and-musket.md.",
     .actions = hm_actions,
     .nactions = sizeof hm_actions / sizeof hm_actions[0],
     .options_fields = hm_option_fields,
     .sources = hm_sources,
     .init_state = hm_init_state,
     .sample_setup = hm_sample_setup,
+    .sequence = &hm_sequence,
 };

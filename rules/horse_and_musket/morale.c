@@ -109,8 +109,21 @@ void hm_test_text(const hm_test *t, char *out, size_t cap) {
 
 /* ---- retreats ------------------------------------------------------------------------------- */
 
-int hm_retreat(const rules_ctx *ctx, hm_army *a, hm_unit *u, table_pt enemy, int64_t variation,
-               json_t *log, char *text, size_t cap) {
+int hm_retreat(const rules_ctx *ctx, hm_army *a, hm_unit *u, table_pt enemy, json_t *log,
+               char *text, size_t cap) {
+    /* "retreats a full move - with the usual possible distance-variation adjustment": the
+     * adjustment is the game's, not in our source, so the setup gives it as a dice notation
+     * (state.retreat_variation, checked when the session was made) and the umpire rolls it;
+     * without one a retreat is exactly a full move. */
+    int64_t variation = 0;
+    const char *vexpr = json_string_value(json_object_get(ctx->state, "retreat_variation"));
+    api_error verr = {0};
+    if (vexpr && hm_roll_total(ctx->dice, vexpr, "retreat variation", &variation, &verr) != 0) {
+        api_error_clear(&verr);
+        return -1;
+    }
+    if (variation > TABLE_COORD_MAX) variation = TABLE_COORD_MAX;
+    if (variation < -TABLE_COORD_MAX) variation = -TABLE_COORD_MAX;
     int64_t distance = u->movement + variation;
     if (distance < 0) distance = 0;
     /* Exactly away from the enemy: along the vector from its centre to u's, not a bearing rounded
@@ -150,6 +163,7 @@ int hm_retreat(const rules_ctx *ctx, hm_army *a, hm_unit *u, table_pt enemy, int
     char len[32];
     table_length_text(&m, distance, len, sizeof len);
     json_t *entry = json_pack("{s:s, s:I}", "unit", u->id, "distance", (json_int_t)distance);
+    if (vexpr) json_object_set_new(entry, "variation", json_integer(variation));
     if (block) {
         hm_lose_quarters(u, u->quarters);
         rules_say(text, cap, "; %s retreats %s but %s is in the way: eliminated", u->id, len,
@@ -189,6 +203,34 @@ int hm_retreat(const rules_ctx *ctx, hm_army *a, hm_unit *u, table_pt enemy, int
     return 0;
 }
 
+/* "A retreating unit will be diced for at the start of each move of retreat, needing a 5 or
+ * better to return to normal action. A general present with the unit adds 1 to the die throw."
+ * "Elite units are treated the same as other units": 5 whatever the quality. A failure retreats
+ * another full move, from the enemy it retreats from. */
+int hm_recover(const rules_ctx *ctx, hm_army *a, hm_unit *u, json_t *log, json_t *retreats,
+               char *text, size_t cap) {
+    rules_terms terms = {0};
+    if (u->general[0]) rules_terms_add(&terms, 1, "general %s", u->general);
+    int roll = 0;
+    if (dice_roll(ctx->dice, "recover", "1d6", 1, 6, &roll) != 0) return -1;
+    dice_set_value(ctx->dice, roll);
+    bool passed = roll + terms.total >= 5;
+    char tt[120];
+    rules_terms_text(&terms, tt, sizeof tt);
+    rules_say(text, cap, "; %s rolls to recover: d6 %d, %s = %d, needs 5+: %s", u->id, roll, tt,
+              roll + terms.total,
+              passed ? "returns to normal action" : "fails and retreats another full move");
+    json_array_append_new(log, json_pack("{s:s, s:i, s:o, s:i, s:b}", "unit", u->id, "roll", roll,
+                                         "modifiers", rules_terms_json_new(&terms), "need", 5,
+                                         "passed", passed));
+    if (passed) {
+        u->state = HM_NORMAL;
+        u->changed = true;
+        return 0;
+    }
+    return hm_retreat(ctx, a, u, u->retreat_from, retreats, text, cap);
+}
+
 /* ---- rolled hits ------------------------------------------------------------------------------
  */
 
@@ -210,7 +252,9 @@ int hm_check_hits(const char *expr, const char *field, api_error *err) {
     return parse_hits(expr, field, &n, err);
 }
 
-int hm_roll_hits(dice_source *ds, const char *expr, const char *field, int *hits, api_error *err) {
+/* The total of a checked notation, each group of dice drawn as one roll. */
+static int roll_notation(dice_source *ds, const char *expr, const char *field, const char *purpose,
+                         int64_t *out, api_error *err) {
     notation n;
     if (parse_hits(expr, field, &n, err) != 0) return -1;
     int64_t total = 0;
@@ -221,7 +265,7 @@ int hm_roll_hits(dice_source *ds, const char *expr, const char *field, int *hits
             continue;
         }
         int values[NOTATION_MAX_DICE];
-        if (dice_roll(ds, "hits", t->text, t->count, t->sides, values) != 0) {
+        if (dice_roll(ds, purpose, t->text, t->count, t->sides, values) != 0) {
             api_error_set(err, 422, "too_many_dice", NULL, "the dice ran out");
             return -1;
         }
@@ -234,6 +278,18 @@ int hm_roll_hits(dice_source *ds, const char *expr, const char *field, int *hits
         dice_set_value(ds, sum);
         total += t->sign * sum;
     }
+    *out = total;
+    return 0;
+}
+
+int hm_roll_hits(dice_source *ds, const char *expr, const char *field, int *hits, api_error *err) {
+    int64_t total = 0;
+    if (roll_notation(ds, expr, field, "hits", &total, err) != 0) return -1;
     *hits = total < 0 ? 0 : total > 99 ? 99 : (int)total;
     return 0;
+}
+
+int hm_roll_total(dice_source *ds, const char *expr, const char *purpose, int64_t *total,
+                  api_error *err) {
+    return roll_notation(ds, expr, purpose, purpose, total, err);
 }

@@ -5,7 +5,8 @@
  *   "quality": elite|regular|poor|militia, "at": [x, y], "facing": 0-359, "movement" (a full
  *   move), "effectiveness"?: 100|75|50|25 (default 100), "hits_per_quarter"? (default 1),
  *   "general"?, "name"?; the state adds "state" (normal|retreating|eliminated), "hits",
- *   "hits_this_turn", "retreat_from", "supporting", "engaged"} */
+ *   "hits_this_turn", "retreat_from", "supporting", "engaged", "engaged_turn" (the turn of the
+ *   tie)} */
 #include "rules/horse_and_musket/hm.h"
 
 #include "protocol/json_in.h"
@@ -63,6 +64,7 @@ static int read_unit(const json_t *obj, const char *path, bool in_state, hm_unit
                                        "retreat_from",
                                        "supporting",
                                        "engaged",
+                                       "engaged_turn",
                                        NULL};
     memset(u, 0, sizeof *u);
     if (!json_is_object(obj)) {
@@ -101,11 +103,13 @@ static int read_unit(const json_t *obj, const char *path, bool in_state, hm_unit
          table_pt_read(obj, path, "retreat_from", false, &u->retreat_from, err) != 0 ||
          rules_in_text(obj, path, "supporting", false, u->supporting, sizeof u->supporting, err) !=
              0 ||
-         rules_in_text(obj, path, "engaged", false, u->engaged, sizeof u->engaged, err) != 0))
+         rules_in_text(obj, path, "engaged", false, u->engaged, sizeof u->engaged, err) != 0 ||
+         rules_in_int(obj, path, "engaged_turn", false, 0, 1000000, &u->engaged_turn, err) != 0))
         return -1;
     if (!in_state) {
-        static const char *const state_only[] = {
-            "state", "hits", "hits_this_turn", "retreat_from", "supporting", "engaged", NULL};
+        static const char *const state_only[] = {"state",        "hits",       "hits_this_turn",
+                                                 "retreat_from", "supporting", "engaged",
+                                                 "engaged_turn", NULL};
         for (const char *const *k = state_only; *k; k++)
             if (rules_in_present(obj, *k)) {
                 char sub[JSON_IN_PATH_MAX];
@@ -139,6 +143,8 @@ json_t *hm_unit_to_json(const hm_unit *u) {
         json_object_set_new(o, "retreat_from", table_pt_json(u->retreat_from));
     if (u->supporting[0]) json_object_set_new(o, "supporting", json_string(u->supporting));
     if (u->engaged[0]) json_object_set_new(o, "engaged", json_string(u->engaged));
+    if (u->engaged[0] && u->engaged_turn)
+        json_object_set_new(o, "engaged_turn", json_integer(u->engaged_turn));
     return o;
 }
 

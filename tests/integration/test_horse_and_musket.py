@@ -24,7 +24,7 @@ REPO = Path(__file__).resolve().parents[2]
 RS = "horse-and-musket"
 SCENARIO = json.loads((REPO / "scenarios" / "horse-and-musket-la-haye-sainte.json").read_text())
 SETUP = SCENARIO["session"]["setup"]
-ACTIONS = ["fire", "melee", "move", "morale", "recover", "attach", "new_turn"]
+ACTIONS = ["fire", "melee", "move", "morale", "attach", "end_phase"]
 
 
 def create(umpire, mode="manual", setup=SETUP, options=None, sides=("french", "british")):
@@ -44,16 +44,20 @@ def test_the_ruleset_describes_itself(umpire):
     hm = next(r for r in listed if r["id"] == RS)
     assert hm["actions"] == ACTIONS
     d = expect(umpire.get(f"/v1/rulesets/{RS}"), 200)
-    assert d["id"] == RS and d["version"] == 2 and d["description"]
+    assert d["id"] == RS and d["version"] == 3 and d["description"]
     assert [a["type"] for a in d["actions"]] == ACTIONS
     fields = {a["type"]: {f["name"]: f for f in a["fields"]} for a in d["actions"]}
-    assert set(fields["fire"]) == {"unit", "target", "hits", "hits_back", "variation"}
-    assert set(fields["melee"]) == {"unit", "target", "hits", "hits_back", "variation"}
+    assert set(fields["fire"]) == {"unit", "target", "hits", "hits_back"}
+    assert set(fields["melee"]) == {"unit", "target", "hits", "hits_back"}
     assert set(fields["move"]) == {"unit", "to", "path", "facing"}
     assert set(fields["morale"]) == {"unit", "reason"}
-    assert set(fields["recover"]) == {"unit", "variation"}
     assert set(fields["attach"]) == {"unit", "general"}
-    assert set(fields["new_turn"]) == set()
+    assert set(fields["end_phase"]) == set()
+    seq = d["sequence"]
+    assert [(p["name"], p["title"]) for p in seq["phases"]] == [
+        ("movement", "Movement"), ("fire", "Fire"), ("melee", "Melee")]
+    assert "house default" in seq["source"]
+    assert "Sequence of play (house default)" in d["description"]
     assert fields["fire"]["hits"]["required"] is True
     assert fields["fire"]["hits_back"]["required"] is False
     assert fields["melee"]["hits_back"]["required"] is True
@@ -69,36 +73,66 @@ def test_the_ruleset_describes_itself(umpire):
     assert any("house defaults" in s for s in d["sources"])
 
 
+def end(umpire, sid, token, dice=None):
+    body = {"type": "end_phase"}
+    if dice is not None:
+        body["dice"] = dice
+    return act(umpire, sid, token, body)
+
+
+def turn_of(umpire, sid, token):
+    t = expect(umpire.get(f"/v1/sessions/{sid}", token=token), 200)["state"]["turn"]
+    return t["number"], t["player"], t["phase"]
+
+
 def test_a_game_near_la_haye_sainte_with_manual_dice(umpire):
-    """Fourteen actions with the dice rolled at the table; the state checked unit by unit."""
+    """Two turns in the house-default sequence of play (the French first: each side's Movement,
+    Fire and Melee), dice rolled at the table; the state checked unit by unit; each side's
+    action out of turn refused, and the referee's override logged."""
     sid, tok = create(umpire)
     ref, fr, br = tok["referee"], tok["sides"]["french"], tok["sides"]["british"]
+    assert turn_of(umpire, sid, ref) == (1, "french", "movement")
 
-    # 1. The battery fires on the Guard: 1 hit = 25% (hits_per_quarter 1), a test. Elite needs
-    # 3: the die 1, +1 Ney, +1 the 45e directly behind (7 in back, within two 6 in moves) = 3.
-    out = act(umpire, sid, br, {"type": "fire", "unit": "br-battery", "target": "fr-guard",
-                                "hits": 1, "dice": [1]})
-    res = out["result"]
-    assert (res["hits"], res["exchange"]) == (1, False)
-    [t] = res["tests"]
-    assert (t["unit"], t["roll"], t["modifier"], t["need"], t["passed"]) == \
-        ("fr-guard", 1, 2, 3, True)
-    assert terms(t) == [("general Ney", 1), ("supported by fr-line", 1)]
-    assert t["supporter"] == "fr-line"
-    assert res["retreats"] == []
-    assert res["after"] == [{"unit": "fr-guard", "effectiveness": 75, "state": "normal"},
-                            {"unit": "br-battery", "effectiveness": 100, "state": "normal"}]
-    assert "+1 general Ney, +1 supported by fr-line = 3, needs 3+: passes" in out["summary"]
-    assert units(umpire, sid, ref)["fr-line"]["supporting"] == "fr-guard"
+    # Out of turn: the British may not move in the French Movement phase, nor end it; the
+    # French may not fire in it. Nothing is written.
+    version = umpire.session(sid, token=ref)["version"]
+    err = assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
+        "type": "move", "unit": "br-redcoats", "to": [100, 170]}, token=br), 409, "not_your_turn")
+    assert err["details"]["player"] == "french" and err["details"]["phase"] == "movement"
+    assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {"type": "end_phase"}, token=br),
+                 409, "not_your_turn")
+    err = assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
+        "type": "fire", "unit": "fr-guard", "target": "br-redcoats", "hits": 1, "dice": [4]},
+        token=fr), 422, "wrong_phase")
+    assert "move" in err["details"]["allowed"]
+    assert umpire.session(sid, token=ref)["version"] == version
 
-    # 2. The hussars trot 5 in to face the militia.
+    # Turn 1, French Movement: the hussars trot 5 in to face the militia; the voltigeurs
+    # advance 4 in.
     res = act(umpire, sid, fr, {"type": "move", "unit": "fr-hussars", "to": [250, 150],
                                 "facing": 0})["result"]
     assert (res["distance"], res["allowance"], res["to"], res["facing"]) == (50, 120, [250, 150], 0)
+    act(umpire, sid, fr, {"type": "move", "unit": "fr-voltigeurs", "to": [20, 160], "facing": 0})
+    out = end(umpire, sid, fr)
+    assert "The Movement phase of french's turn 1 ends; the Fire phase of french's turn 1 " \
+        "begins" in out["summary"]
 
-    # 3. ... and charge: 2 hits to none; the militia (2 hits a quarter) loses 25% and the melee,
-    # tests (militia 5+: 4 fails, a further 25%) and retreats 6 in straight away from the
-    # hussars: [250, 160] -> [250, 220], its back to them (facing 0).
+    # French Fire: the voltigeurs exchange fire with the rifles: 1 hit each. The rifles (elite)
+    # roll 1, the voltigeurs (regular) 2: both lose 25% and fail: the exception, neither
+    # retreats.
+    out = act(umpire, sid, fr, {"type": "fire", "unit": "fr-voltigeurs", "target": "br-rifles",
+                                "hits": 1, "hits_back": 1, "dice": [1, 2]})
+    res = out["result"]
+    assert res["exchange"] is True
+    assert [(t["unit"], t["roll"], t["need"], t["passed"]) for t in res["tests"]] == \
+        [("br-rifles", 1, 3, False), ("fr-voltigeurs", 2, 4, False)]
+    assert res["retreats"] == []
+    assert "does not retreat" in out["summary"]
+    end(umpire, sid, fr)
+
+    # French Melee: the hussars charge: 2 hits to none; the militia (2 hits a quarter) loses
+    # 25% and the melee, tests (militia 5+: 4 fails, a further 25%) and retreats 6 in straight
+    # away from the hussars: [250, 160] -> [250, 220], its back to them (facing 0).
     out = act(umpire, sid, fr, {"type": "melee", "unit": "fr-hussars", "target": "br-militia",
                                 "hits": 2, "hits_back": 0, "dice": [4]})
     res = out["result"]
@@ -109,35 +143,49 @@ def test_a_game_near_la_haye_sainte_with_manual_dice(umpire):
                                 "facing": 0}]
     assert "its back to the enemy (facing 0)" in out["summary"]
 
-    # A retreating unit does not move (409), and nothing is written.
+    # The British turn begins: the militia is diced for at the start of its move of retreat:
+    # 3 < 5: another full move away from the hussars [250, 150]: [250, 280], facing 0.
+    out = end(umpire, sid, fr, dice=[3])
+    [rc] = out["result"]["recoveries"]
+    assert (rc["unit"], rc["roll"], rc["need"], rc["passed"]) == ("br-militia", 3, 5, False)
+    assert out["result"]["retreats"] == [{"unit": "br-militia", "distance": 60,
+                                          "to": [250, 280], "facing": 0}]
+    assert "br-militia rolls to recover: d6 3" in out["summary"]
+    assert turn_of(umpire, sid, ref) == (1, "british", "movement")
+
+    # British Movement: a retreating unit does not move (409), and nothing is written; the
+    # French may not act now.
     version = umpire.session(sid, token=ref)["version"]
     assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
-        "type": "move", "unit": "br-militia", "to": [250, 200]}, token=br), 409, "retreating")
+        "type": "move", "unit": "br-militia", "to": [250, 260]}, token=br), 409, "retreating")
+    assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
+        "type": "move", "unit": "fr-line", "to": [100, 40]}, token=fr), 409, "not_your_turn")
     assert umpire.session(sid, token=ref)["version"] == version
-
-    # 4. The voltigeurs advance 4 in.
-    act(umpire, sid, fr, {"type": "move", "unit": "fr-voltigeurs", "to": [20, 160], "facing": 0})
-
-    # 5. ... and exchange fire with the rifles: 1 hit each. The rifles (elite) roll 1, the
-    # voltigeurs (regular) 2: both lose 25% and fail: the exception, neither retreats.
-    out = act(umpire, sid, fr, {"type": "fire", "unit": "fr-voltigeurs", "target": "br-rifles",
-                                "hits": 1, "hits_back": 1, "dice": [1, 2]})
-    res = out["result"]
-    assert res["exchange"] is True
-    assert [(t["unit"], t["roll"], t["need"], t["passed"]) for t in res["tests"]] == \
-        [("br-rifles", 1, 3, False), ("fr-voltigeurs", 2, 4, False)]
-    assert res["retreats"] == []
-    assert "does not retreat" in out["summary"]
-
-    # 6. The redcoats close to 2 in of the Guard.
+    # The redcoats close to 2 in of the Guard.
     act(umpire, sid, br, {"type": "move", "unit": "br-redcoats", "to": [100, 120]})
+    end(umpire, sid, br)
 
-    # 7. ... and charge: 2 hits on the Guard, 1 back. This turn the Guard has suffered 3 (the
-    # battery's 1 included), the redcoats 1: the Guard loses (75% -> 25%) and tests: 1 + Ney +
-    # the 45e (still supporting it this turn) = 3 passes. It retreats all the same, straight
-    # south towards [100, 40]: the 45e at [100, 30] is in the way (bases of half an inch
-    # touch), so the Guard is eliminated, Ney with it, and the 45e (friendly, not cavalry)
-    # tests: 3 < 4, it loses 25%.
+    # British Fire: the battery fires on the Guard: 1 hit = 25%, a test. Elite needs 3: the die
+    # 1, +1 Ney, +1 the 45e directly behind (7 in back, within two 6 in moves) = 3.
+    out = act(umpire, sid, br, {"type": "fire", "unit": "br-battery", "target": "fr-guard",
+                                "hits": 1, "dice": [1]})
+    res = out["result"]
+    assert (res["hits"], res["exchange"]) == (1, False)
+    [t] = res["tests"]
+    assert (t["unit"], t["roll"], t["modifier"], t["need"], t["passed"]) == \
+        ("fr-guard", 1, 2, 3, True)
+    assert terms(t) == [("general Ney", 1), ("supported by fr-line", 1)]
+    assert res["after"] == [{"unit": "fr-guard", "effectiveness": 75, "state": "normal"},
+                            {"unit": "br-battery", "effectiveness": 100, "state": "normal"}]
+    assert "+1 general Ney, +1 supported by fr-line = 3, needs 3+: passes" in out["summary"]
+    assert units(umpire, sid, ref)["fr-line"]["supporting"] == "fr-guard"
+    end(umpire, sid, br)
+
+    # British Melee: the redcoats charge: 2 hits on the Guard, 1 back. This turn the Guard has
+    # suffered 3 (the battery's 1 included), the redcoats 1: the Guard loses (75% -> 25%) and
+    # tests: 1 + Ney + the 45e (still supporting it this turn) = 3 passes. It retreats all the
+    # same, straight south towards [100, 40]: the 45e at [100, 30] is in the way, so the Guard
+    # is eliminated, Ney with it, and the 45e (friendly, not cavalry) tests: 3 < 4, it loses 25%.
     out = act(umpire, sid, br, {"type": "melee", "unit": "br-redcoats", "target": "fr-guard",
                                 "hits": 2, "hits_back": 1, "dice": [1, 3]})
     res = out["result"]
@@ -153,49 +201,54 @@ def test_a_game_near_la_haye_sainte_with_manual_dice(umpire):
     assert "this turn (fire included) br-redcoats 1, fr-guard 3" in out["summary"]
     assert "fr-guard retreats 6 in but fr-line is in the way: eliminated" in out["summary"]
     assert "general" not in units(umpire, sid, ref)["fr-guard"]
+
+    # Turn 2 begins: hits of the turn and support cleared.
+    out = end(umpire, sid, br)
+    res = out["result"]
+    assert res["new_turn"] is True and res["engaged"] == 0 and res["recoveries"] == []
+    assert "supporting" not in units(umpire, sid, ref)["fr-line"]
+    assert turn_of(umpire, sid, ref) == (2, "french", "movement")
     assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
         "type": "move", "unit": "fr-guard", "to": [100, 100]}, token=fr), 409, "unit_eliminated")
     assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
         "type": "attach", "unit": "fr-line", "general": "Ney"}, token=fr),
         422, "rules_violation", "general")
 
-    # 8. A new turn (the referee's): hits of the turn and support cleared.
-    res = act(umpire, sid, ref, {"type": "new_turn"})["result"]
-    assert res["engaged"] == 0
-    assert "supporting" not in units(umpire, sid, ref)["fr-line"]
-
-    # 9. The militia rolls to recover: 3 < 5: another full move away from the hussars' old
-    # position [250, 150]: [250, 280], facing 0.
-    out = act(umpire, sid, br, {"type": "recover", "unit": "br-militia", "dice": [3]})
-    assert (out["result"]["passed"], out["result"]["need"]) == (False, 5)
-    assert out["result"]["retreats"] == [{"unit": "br-militia", "distance": 60,
-                                          "to": [250, 280], "facing": 0}]
-
-    # 10. ... and again at the start of its next move: 6, back to normal action.
-    out = act(umpire, sid, br, {"type": "recover", "unit": "br-militia", "dice": [6]})
-    assert out["result"]["passed"] is True
-    assert "returns to normal action" in out["summary"]
-
-    # 11. Picton leaves the redcoats for the rifles.
-    res = act(umpire, sid, br, {"type": "attach", "unit": "br-rifles",
-                                "general": "Picton"})["result"]
-    assert (res["from"], res["to"]) == ("br-redcoats", "br-rifles")
-
-    # 12. The hussars charge the battery: 1 hit each, a tie: no test, another round next turn.
+    # French Movement: the 45e steps up 3 in. Fire: nothing.
+    act(umpire, sid, fr, {"type": "move", "unit": "fr-line", "to": [100, 60], "facing": 0})
+    end(umpire, sid, fr)
+    end(umpire, sid, fr)
+    # French Melee: the hussars charge the battery: 1 hit each, a tie: no test, another round
+    # next turn.
     out = act(umpire, sid, fr, {"type": "melee", "unit": "fr-hussars", "target": "br-battery",
                                 "hits": 1, "hits_back": 1})
     assert out["result"]["outcome"] == "tie" and out["result"]["tests"] == []
     assert "a tie, the melee goes on next turn" in out["summary"]
+    # The British turn: the militia rolls again: 6, back to normal action.
+    out = end(umpire, sid, fr, dice=[6])
+    assert out["result"]["recoveries"][0]["passed"] is True
+    assert "returns to normal action" in out["summary"]
 
-    # 13. The rifles test (called by the table): elite, 2 + Picton = 3 passes.
+    # British Movement: Picton leaves the redcoats for the rifles; the battery, locked in
+    # melee, may not move apart.
+    res = act(umpire, sid, br, {"type": "attach", "unit": "br-rifles",
+                                "general": "Picton"})["result"]
+    assert (res["from"], res["to"]) == ("br-redcoats", "br-rifles")
+    assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
+        "type": "move", "unit": "br-battery", "to": [180, 190]}, token=br), 409, "engaged")
+    # The rifles test (called by the table, in any phase): elite, 2 + Picton = 3 passes.
     out = act(umpire, sid, br, {"type": "morale", "unit": "br-rifles", "reason": "the Guard falls",
                                 "dice": [2]})
     t = out["result"]["test"]
     assert (t["roll"], t["modifier"], t["need"], t["passed"]) == (2, 1, 3, True)
     assert terms(t) == [("general Picton", 1)]
 
-    # 14. The 45e steps up 3 in.
-    act(umpire, sid, fr, {"type": "move", "unit": "fr-line", "to": [100, 60], "facing": 0})
+    # The referee moves the 45e back in the British phase: out of sequence, an override the
+    # log and its summary show.
+    out = act(umpire, sid, ref, {"type": "move", "unit": "fr-line", "to": [100, 60]})
+    assert out["result"]["override"]
+    assert out["summary"].startswith("Referee") or out["summary"].startswith("The referee"), \
+        out["summary"]
 
     # The final state, unit by unit: (at, facing, effectiveness, state, general, engaged).
     final = units(umpire, sid, ref)
@@ -218,13 +271,14 @@ def test_a_game_near_la_haye_sainte_with_manual_dice(umpire):
 
     events = umpire.events(sid, token=ref)[0]
     verify_chain(events)
-    assert len(events) == 15
+    assert len(events) == 22
+    assert events[-1]["data"]["result"]["override"]
     for ev in events[1:]:
         assert_no_floats(ev["data"])
         for d in ev["data"]["dice"]:
             assert d["manual"] is True and d["notation"] == "1d6" and "nonce" not in d
     rep = expect(umpire.get(f"/v1/sessions/{sid}/verify", token=ref), 200)
-    assert rep["ok"] is True and rep["actions_readjudicated"] == 14
+    assert rep["ok"] is True and rep["actions_readjudicated"] == 21
 
 
 def test_morale_odds_are_exact(umpire):
@@ -256,16 +310,25 @@ def test_morale_odds_are_exact(umpire):
         "type": "fire", "unit": "fr-guard", "target": "br-redcoats", "hits": 1}, token=fr), 200)
     assert close(ans["p_any_retreating"], Fraction(2, 6))
 
-    # recovery: the militia retreats after losing a melee, then rolls 5+ (2/6)
+    # recovery, rolled as the British turn begins (one phase a player-turn here, so the
+    # French end_phase begins it): the militia, retreating after losing a melee, needs 5+ (2/6)
+    setup = dict(SETUP, turn={"phases": ["movement", "melee"]})
+    sid, tok = create(umpire, setup=setup)
+    fr, br, ref = tok["sides"]["french"], tok["sides"]["british"], tok["referee"]
+    act(umpire, sid, fr, {"type": "end_phase"})
     act(umpire, sid, fr, {"type": "melee", "unit": "fr-hussars", "target": "br-militia",
                           "hits": 2, "hits_back": 0, "dice": [6]})
-    assert close(odds({"type": "recover", "unit": "br-militia"}, br)["p_pass"], Fraction(2, 6))
-    # the redcoats (Picton) break under fire: 1 + 1 < 4; their recovery is 3/6
-    act(umpire, sid, fr, {"type": "fire", "unit": "fr-guard", "target": "br-redcoats",
-                          "hits": 1, "dice": [1]})
-    assert units(umpire, sid, tok["referee"])["br-redcoats"]["state"] == "retreating"
-    assert close(odds({"type": "recover", "unit": "br-redcoats"}, br)["p_pass"], Fraction(3, 6))
-    assert umpire.session(sid, token=tok["referee"])["version"] == 3   # odds write nothing
+    ans = odds({"type": "end_phase"}, fr)
+    assert close(ans["p_any_retreating"], Fraction(4, 6))
+    # the redcoats (Picton) break under fire too (the referee's ruling): 1 + 1 < 4; their
+    # recovery is 3/6, the militia's 2/6, both rolled: 36 outcomes
+    act(umpire, sid, ref, {"type": "fire", "unit": "fr-guard", "target": "br-redcoats",
+                           "hits": 1, "dice": [1]})
+    assert units(umpire, sid, ref)["br-redcoats"]["state"] == "retreating"
+    ans = expect(umpire.post(f"/v1/sessions/{sid}/odds", {"type": "end_phase"}, token=fr), 200)
+    assert ans["of"] == 36
+    assert close(ans["p_any_retreating"], 1 - Fraction(3, 6) * Fraction(2, 6))
+    assert umpire.session(sid, token=ref)["version"] == 4   # odds write nothing
 
 
 def test_inline_odds_take_the_setup(umpire):
@@ -320,6 +383,7 @@ def test_hits_given_or_rolled(umpire):
     Given (the default): a notation is a 422."""
     sid, tok = create(umpire, options={"hits": "rolled"})
     fr, ref = tok["sides"]["french"], tok["referee"]
+    act(umpire, sid, fr, {"type": "end_phase"})   # to the French Fire phase
     err = assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
         "type": "fire", "unit": "fr-guard", "target": "br-redcoats", "hits": 1, "dice": [4]},
         token=fr), 422, "hits_must_be_rolled", "hits")
@@ -351,9 +415,10 @@ def test_hits_given_or_rolled(umpire):
     # retreating: 1 hit on 3 and a failed test (1-2): 1/6 * 2/6
     assert close(ans["p_any_retreating"], Fraction(2, 36))
     rep = expect(umpire.get(f"/v1/sessions/{sid}/verify", token=ref), 200)
-    assert rep["ok"] is True and rep["actions_readjudicated"] == 1
+    assert rep["ok"] is True and rep["actions_readjudicated"] == 2
 
     sid, tok = create(umpire)
+    act(umpire, sid, tok["sides"]["french"], {"type": "end_phase"})
     assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
         "type": "fire", "unit": "fr-guard", "target": "br-redcoats", "hits": "1d6",
         "dice": [3, 4]}, token=tok["sides"]["french"]), 422, "hits_must_be_given", "hits")
@@ -362,27 +427,25 @@ def test_hits_given_or_rolled(umpire):
 def test_sides_and_refusals(umpire):
     sid, tok = create(umpire)
     ref, fr, br = tok["referee"], tok["sides"]["french"], tok["sides"]["british"]
-    # a side acts with its own units only, and only the referee starts a new turn
+    # a side acts with its own units only
     assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
         "type": "move", "unit": "br-redcoats", "to": [100, 170]}, token=fr), 403, "forbidden")
-    assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {"type": "new_turn"}, token=fr),
-                 403, "forbidden")
+    # the table no longer sends the retreat variation, nor a recovery, nor a new turn
+    assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
+        "type": "fire", "unit": "fr-guard", "target": "br-redcoats", "hits": 1, "variation": 5,
+        "dice": [4]}, token=fr), 400, "invalid_field")
+    for t in ("new_turn", "recover"):
+        assert umpire.post(f"/v1/sessions/{sid}/actions", {"type": t, "unit": "br-militia"},
+                           token=br).status in (400, 422)
     # the general of the other side; a target of one's own side
     assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
         "type": "attach", "unit": "fr-line", "general": "Picton"}, token=fr),
         422, "rules_violation", "general")
-    assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
-        "type": "fire", "unit": "fr-guard", "target": "fr-line", "hits": 1, "dice": [4]},
-        token=fr), 422, "rules_violation", "target")
     # a move longer than the unit's full move, measured (6.1 in > 6 in)
     err = assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
         "type": "move", "unit": "fr-line", "to": [100, 91]}, token=fr), 422, "rules_violation",
         "to")
     assert "6.1 in" in err["message"] and "6 in" in err["message"]
-    # recovering a unit that is not retreating
-    assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
-        "type": "recover", "unit": "br-militia", "dice": [6]}, token=br),
-        422, "rules_violation", "unit")
     # malformed fields are 400s naming the field
     assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
         "type": "move", "unit": "fr-line", "to": [100]}, token=fr), 400, "invalid_field", "to")
@@ -390,6 +453,12 @@ def test_sides_and_refusals(umpire):
         "type": "fire", "unit": "fr-guard", "target": "br-redcoats", "dice": [4]}, token=fr),
         400, "invalid_field", "hits")
     assert umpire.session(sid, token=ref)["version"] == 1
+    # in the Fire phase: a target of one's own side
+    act(umpire, sid, fr, {"type": "end_phase"})
+    assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
+        "type": "fire", "unit": "fr-guard", "target": "fr-line", "hits": 1, "dice": [4]},
+        token=fr), 422, "rules_violation", "target")
+    assert umpire.session(sid, token=ref)["version"] == 2
 
 
 def test_the_scenarios_first_action_can_be_repeated(umpire):

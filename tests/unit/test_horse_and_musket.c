@@ -5,15 +5,18 @@
  *   poor and militia 5+ at the exact boundary; a failure removes a further 25%;
  * - generals: +1, eliminated with their unit, switching units;
  * - support from directly behind (within 30 degrees) within two moves of the supporter, not from
- *   light infantry or artillery, one supported unit per supporter and turn (new_turn frees it);
+ *   light infantry or artillery, one supported unit per supporter and turn (a new turn frees it);
  * - melee: the most hits this turn (fire included) retreats a full move, its back to the enemy;
  *   a tie fights again next turn;
  * - fire: a failed test retreats, except when the enemy it exchanged fire with also lost and
  *   failed;
  * - blocked retreats: eliminated by a unit that is not light infantry or artillery; a friendly
  *   blocker tests unless it is cavalry retreated into by infantry;
- * - recovery: 5+ (+1 general), a failure retreats another full move; a retreating unit does not
- *   move;
+ * - recovery: 5+ (+1 general) rolled as the unit's side begins its turn, a failure retreats
+ *   another full move; a retreating unit does not move;
+ * - the sequence of play (house default): each side's Movement, Fire and Melee; out of turn 409,
+ *   out of phase 422, the referee's override; ties fight again in the next turn's Melee phase;
+ * - the retreat variation from setup.retreat_variation, rolled;
  * - hits given or rolled, setup validation, purity (the input state is never changed).
  * Expected values are worked out from the text and the geometry, not read from the code.
  *
@@ -55,16 +58,29 @@ static const ruleset *rs(void) {
     (const int64_t[]){__VA_ARGS__}, sizeof((const int64_t[]){__VA_ARGS__}) / sizeof(int64_t)
 #define NODICE NULL, 0
 
-static json_t *try_state(const char *units, const char *options, api_error *err) {
-    size_t cap = strlen(units) + 64;
+/* A state from setup {"units": units<extra>}: extra is "" or more keys (", \"turn\": ..."). */
+static json_t *try_state_setup(const char *units, const char *extra, const char *options,
+                               api_error *err) {
+    size_t cap = strlen(units) + strlen(extra) + 64;
     char *text = malloc(cap);
     assert_non_null(text);
-    snprintf(text, cap, "{\"units\": %s}", units);
+    snprintf(text, cap, "{\"units\": %s%s}", units, extra);
     json_t *setup = parse(text), *opts = parse(options ? options : "{}");
     json_t *st = rs()->init_state(opts, setup, err);
     json_decref(setup);
     json_decref(opts);
     free(text);
+    return st;
+}
+
+static json_t *try_state(const char *units, const char *options, api_error *err) {
+    return try_state_setup(units, "", options, err);
+}
+
+static json_t *mkstate_setup(const char *units, const char *extra) {
+    api_error err = {0};
+    json_t *st = try_state_setup(units, extra, NULL, &err);
+    if (!st) fail_msg("init_state refused the setup: %d %s: %s", err.status, err.code, err.message);
     return st;
 }
 
@@ -225,10 +241,21 @@ static void expect_terms(const json_t *t, const char *want, const char *what) {
     if (strcmp(got, want) != 0) fail_msg("%s: modifiers %s, expected %s", what, got, want);
 }
 
-#define FIRE_T1 "{\"type\": \"fire\", \"target\": \"t\", \"hits\": 1}"
-#define MORALE  "{\"type\": \"morale\"}"
-#define RECOVER "{\"type\": \"recover\"}"
-#define NEWTURN "{\"type\": \"new_turn\"}"
+#define FIRE_T1   "{\"type\": \"fire\", \"target\": \"t\", \"hits\": 1}"
+#define MORALE    "{\"type\": \"morale\"}"
+#define END_PHASE "{\"type\": \"end_phase\"}"
+
+/* Ends phases as the referee, no die drawn, up to the one that starts the next turn: that
+ * end_phase's outcome, *st the state just before it. */
+static outcome end_turn(json_t **st) {
+    for (int i = 0; i < 32; i++) {
+        outcome o = act(*st, NULL, END_PHASE, NODICE);
+        if (o.rc != 0 || json_is_true(json_object_get(o.out.result, "new_turn"))) return o;
+        *st = advance(*st, &o, "end_phase");
+    }
+    fail_msg("no new turn after 32 end_phase");
+    return (outcome){0};
+}
 
 /* ---- 1. when a unit tests -------------------------------------------------------------------- */
 
@@ -563,7 +590,7 @@ static void no_support_from_light_infantry_or_artillery(void **state) {
 }
 
 /* "(such a friendly unit can only give support to one unit)"; house default: the nearest that
- * qualifies, for the rest of the turn; new_turn frees it. */
+ * qualifies, for the rest of the turn; a new turn frees it. */
 static void supporter_supports_one_unit(void **state) {
     (void)state;
     json_t *st = mkstate("[" U("t1", "b", "line_infantry", "regular", 0, 0, 0, 60, "") "," U(
@@ -582,7 +609,7 @@ static void supporter_supports_one_unit(void **state) {
     expect_test(json_object_get(o.out.result, "test"), "t1", 3, 1, 4, true, "t1 again");
     outcome_clear(&o);
     /* a new turn frees the supporter */
-    o = act(st, NULL, NEWTURN, NODICE);
+    o = end_turn(&st);
     st = advance(st, &o, "new turn");
     assert_null(json_object_get(unit_in(st, "s"), "supporting"));
     o = act(st, "t2", MORALE, DICE(3));
@@ -653,14 +680,26 @@ static void melee_most_hits_retreats_back_to_the_enemy(void **state) {
     expect_at(o.out.new_state, "f", -72, -96, 217, "attacker retreats");
     expect_at(o.out.new_state, "t", 30, 40, 200, "defender stays");
     outcome_clear(&o);
-    /* "with the usual possible distance-variation adjustment": variation -10 */
+    json_decref(st);
+    /* "with the usual possible distance-variation adjustment": the game's, so the setup's dice
+     * (retreat_variation "1d20-15"), rolled after the loser's test: 5 - 15 = -10 */
+    st = mkstate_setup("[" U("t", "b", "line_infantry", "regular", 30, 40, 200, 50,
+                             "") "," U("f", "a", "cavalry", "regular", 0, 0, 45, 120, "") "]",
+                       ", \"retreat_variation\": \"1d20-15\"");
+    assert_string_equal(sget(st, "retreat_variation"), "1d20-15");
+    o = act(st, "f", "{\"type\": \"melee\", \"target\": \"t\", \"hits\": 1, \"hits_back\": 0}",
+            DICE(6, 5));
+    expect_ok_dice(&o, "variation");
+    assert_int_equal(iget(list_at(o.out.result, "retreats", 0), "distance"), 40);
+    assert_int_equal(iget(list_at(o.out.result, "retreats", 0), "variation"), -10);
+    expect_at(o.out.new_state, "t", 54, 72, 37, "40 along bearing 37: [30 + 24, 40 + 32]");
+    outcome_clear(&o);
+    /* the table no longer sends it */
     o = act(st, "f",
             "{\"type\": \"melee\", \"target\": \"t\", \"hits\": 1, \"hits_back\": 0, "
             "\"variation\": -10}",
-            DICE(6));
-    expect_ok_dice(&o, "variation");
-    assert_int_equal(iget(list_at(o.out.result, "retreats", 0), "distance"), 40);
-    expect_at(o.out.new_state, "t", 54, 72, 37, "40 along bearing 37: [30 + 24, 40 + 32]");
+            NODICE);
+    expect_error(&o, 400, "invalid_field", NULL, "variation from the acting side");
     outcome_clear(&o);
     json_decref(st);
 }
@@ -686,7 +725,7 @@ static void melee_counts_fire_hits_of_the_turn(void **state) {
     expect_in_summary(&o, "this turn (fire included) f 3, t 2", "summary");
     outcome_clear(&o);
     /* the next turn the fire no longer counts: f wins 2 to 1 */
-    o = act(st, NULL, NEWTURN, NODICE);
+    o = end_turn(&st);
     st = advance(st, &o, "new turn");
     assert_int_equal(iget(unit_in(st, "f"), "hits_this_turn"), 0);
     assert_int_equal(iget(unit_in(st, "f"), "hits"), 2); /* carried toward the next quarter */
@@ -718,7 +757,7 @@ static void melee_tie_fights_again(void **state) {
     expect_in_summary(&o, "a tie, the melee goes on next turn", "summary");
     st = advance(st, &o, "tie");
     /* the new turn keeps them locked */
-    o = act(st, NULL, NEWTURN, NODICE);
+    o = end_turn(&st);
     expect_ok_dice(&o, "new turn");
     assert_int_equal(iget(o.out.result, "engaged"), 2);
     st = advance(st, &o, "new turn");
@@ -748,7 +787,7 @@ static void melee_tie_partner_eliminated(void **state) {
     o = act(st, "g", "{\"type\": \"fire\", \"target\": \"t\", \"hits\": 3}", NODICE);
     st = advance(st, &o, "t eliminated");
     expect_unit(st, "t", 0, "eliminated", "t eliminated");
-    o = act(st, NULL, NEWTURN, NODICE);
+    o = end_turn(&st);
     expect_ok_dice(&o, "new turn");
     if (iget(o.out.result, "engaged") != 0 ||
         json_object_get(unit_in(o.out.new_state, "f"), "engaged"))
@@ -775,11 +814,13 @@ static void fire_failed_test_retreats(void **state) {
     expect_point(json_object_get(unit_in(o.out.new_state, "t"), "retreat_from"), 0, 100,
                  "retreat_from is the firer");
     outcome_clear(&o);
-    /* with the variation: +5 */
-    o = act(st, "f", "{\"type\": \"fire\", \"target\": \"t\", \"hits\": 1, \"variation\": 5}",
-            DICE(3));
+    /* with the setup's variation 1d6-1: 6 - 1 = +5 */
+    json_t *sv = mkstate_setup("[" T_REG "," F_REG "]", ", \"retreat_variation\": \"1d6-1\"");
+    o = act(sv, "f", FIRE_T1, DICE(3, 6));
+    expect_ok_dice(&o, "variation");
     expect_at(o.out.new_state, "t", 0, -65, 180, "variation +5");
     outcome_clear(&o);
+    json_decref(sv);
     /* a passed test does not retreat */
     o = act(st, "f", FIRE_T1, DICE(4));
     assert_int_equal(list_n(o.out.result, "retreats"), 0);
@@ -1352,19 +1393,24 @@ static void retreat_runs_exactly_away_from_the_enemy(void **state) {
         outcome_clear(&o);
         json_decref(st);
     }
-    assert_int_equal(rs()->version, 2); /* history re-adjudicates differently from version 1 */
+    assert_int_equal(rs()->version, 3); /* history re-adjudicates differently from 1 and 2 */
 }
 
 /* ---- 8. recovery ----------------------------------------------------------------------------- */
 
+/* One phase a player-turn (setup.turn.phases), so each end_phase begins the next side's turn. */
+#define ONE_PHASE ", \"turn\": {\"phases\": [\"movement\"]}"
+
 /* "A retreating unit will be diced for at the start of each move of retreat, needing a 5 or
  * better to return to normal action. A general present with the unit adds 1 to the die throw.
- * Note that elite units are treated the same as other units". A failure retreats another full
- * move (house reading of "each move of retreat"). */
+ * Note that elite units are treated the same as other units". The umpire dices for it as its
+ * side's turn begins (end_phase); a failure retreats another full move (house reading of "each
+ * move of retreat"). t (side b) is listed first: b plays first. */
 static void recover_five_or_better(void **state) {
     (void)state;
     /* an elite unit that broke: fire, 2 < 3 */
-    json_t *st = mkstate("[" U("t", "b", "line_infantry", "elite", 0, 0, 0, 60, "") "," F_REG "]");
+    json_t *st = mkstate_setup(
+        "[" U("t", "b", "line_infantry", "elite", 0, 0, 0, 60, "") "," F_REG "]", ONE_PHASE);
     outcome o = act(st, "f", FIRE_T1, DICE(2));
     st = advance(st, &o, "elite breaks");
     expect_at(st, "t", 0, -60, 180, "elite breaks");
@@ -1372,51 +1418,79 @@ static void recover_five_or_better(void **state) {
     o = act(st, "t", "{\"type\": \"move\", \"to\": [0, -70]}", NODICE);
     expect_error(&o, 409, "retreating", NULL, "move while retreating");
     outcome_clear(&o);
-    /* 4 is not enough, elite or not: another full move away from f */
-    o = act(st, "t", RECOVER, DICE(4));
+    /* the recovery is no action of the table's any more */
+    assert_null(ruleset_action(rs(), "recover"));
+    /* a's turn begins: no roll for b's unit */
+    o = act(st, NULL, END_PHASE, NODICE);
+    expect_ok_dice(&o, "a's turn");
+    assert_int_equal(list_n(o.out.result, "recoveries"), 0);
+    st = advance(st, &o, "a's turn");
+    /* b's turn 2 begins: 4 is not enough, elite or not: another full move away from f */
+    o = act(st, NULL, END_PHASE, DICE(4));
     expect_ok_dice(&o, "recover 4");
-    assert_false(json_is_true(json_object_get(o.out.result, "passed")));
-    assert_int_equal(iget(o.out.result, "need"), 5);
+    const json_t *rc = list_at(o.out.result, "recoveries", 0);
+    assert_string_equal(sget(rc, "unit"), "t");
+    assert_false(json_is_true(json_object_get(rc, "passed")));
+    assert_int_equal(iget(rc, "need"), 5);
     expect_at(o.out.new_state, "t", 0, -120, 180, "another full move");
     expect_unit(o.out.new_state, "t", 50, "retreating", "recover 4");
-    expect_in_summary(&o, "needs 5+: fails and retreats another full move", "recover 4");
+    expect_in_summary(&o,
+                      "t rolls to recover: d6 4, no modifier = 4, needs 5+: fails and "
+                      "retreats another full move",
+                      "recover 4");
     st = advance(st, &o, "recover 4");
-    /* 5 returns it to normal action where it stands */
-    o = act(st, "t", RECOVER, DICE(5));
+    /* turn 3: 5 returns it to normal action where it stands */
+    o = act(st, NULL, END_PHASE, NODICE);
+    st = advance(st, &o, "a's turn 2");
+    o = act(st, NULL, END_PHASE, DICE(5));
     expect_ok_dice(&o, "recover 5");
-    assert_true(json_is_true(json_object_get(o.out.result, "passed")));
+    assert_true(json_is_true(json_object_get(list_at(o.out.result, "recoveries", 0), "passed")));
     expect_unit(o.out.new_state, "t", 50, "normal", "recover 5");
     expect_at(o.out.new_state, "t", 0, -120, 180, "recover 5");
     assert_null(json_object_get(unit_in(o.out.new_state, "t"), "retreat_from"));
     st = advance(st, &o, "recover 5");
-    /* ... and may move again; recovering a unit that is not retreating is refused */
-    o = act(st, "t", "{\"type\": \"move\", \"to\": [0, -100], \"facing\": 0}", NODICE);
+    /* ... and may move again, in its own turn (side b's token) */
+    o = act_full(st, NULL, "side:b", "t", "{\"type\": \"move\", \"to\": [0, -100], \"facing\": 0}",
+                 NODICE);
     expect_ok_dice(&o, "move after recovering");
     expect_at(o.out.new_state, "t", 0, -100, 0, "moved");
-    outcome_clear(&o);
-    o = act(st, "t", RECOVER, DICE(6));
-    expect_error(&o, 422, "rules_violation", "unit", "not retreating");
+    assert_null(json_object_get(o.out.result, "override"));
     outcome_clear(&o);
     json_decref(st);
 
     /* a general present adds 1: 4 + 1 passes, 3 + 1 fails */
-    st = mkstate("[" U("t", "b", "line_infantry", "poor", 0, 0, 0, 60,
-                       ",\"general\":\"Ney\"") "," F_REG "]");
+    st = mkstate_setup(
+        "[" U("t", "b", "line_infantry", "poor", 0, 0, 0, 60, ",\"general\":\"Ney\"") "," F_REG "]",
+        ONE_PHASE);
     o = act(st, "f", FIRE_T1, DICE(1));
     st = advance(st, &o, "breaks");
-    o = act(st, "t", RECOVER, DICE(4));
+    o = act(st, NULL, END_PHASE, NODICE);
+    st = advance(st, &o, "a's turn");
+    o = act(st, NULL, END_PHASE, DICE(4));
     expect_ok_dice(&o, "recover 4 + general");
-    assert_true(json_is_true(json_object_get(o.out.result, "passed")));
-    expect_terms(o.out.result, "general Ney=1;", "recover general");
+    rc = list_at(o.out.result, "recoveries", 0);
+    assert_true(json_is_true(json_object_get(rc, "passed")));
+    expect_terms(rc, "general Ney=1;", "recover general");
     expect_unit(o.out.new_state, "t", 50, "normal", "recover 4 + general");
     outcome_clear(&o);
-    o = act(st, "t", RECOVER, DICE(3));
-    assert_false(json_is_true(json_object_get(o.out.result, "passed")));
+    o = act(st, NULL, END_PHASE, DICE(3));
+    assert_false(json_is_true(json_object_get(list_at(o.out.result, "recoveries", 0), "passed")));
     expect_at(o.out.new_state, "t", 0, -120, 180, "3 + general fails");
     outcome_clear(&o);
-    /* the variation applies to the new retreat */
-    o = act(st, "t", "{\"type\": \"recover\", \"variation\": -20}", DICE(1));
-    expect_at(o.out.new_state, "t", 0, -100, 180, "variation -20");
+    json_decref(st);
+    /* the setup's variation applies to the new retreat: 1d20-15, 1 + 1 fails, then 15 - 15 = 0
+     * ... and 5 - 15 = -10 */
+    st = mkstate_setup(
+        "[" U("t", "b", "line_infantry", "poor", 0, 0, 0, 60, ",\"general\":\"Ney\"") "," F_REG "]",
+        ONE_PHASE ", \"retreat_variation\": \"1d20-15\"");
+    o = act(st, "f", FIRE_T1, DICE(1, 15));
+    st = advance(st, &o, "breaks, variation 0");
+    expect_at(st, "t", 0, -60, 180, "variation 0");
+    o = act(st, NULL, END_PHASE, NODICE);
+    st = advance(st, &o, "a's turn");
+    o = act(st, NULL, END_PHASE, DICE(1, 5));
+    expect_ok_dice(&o, "variation -10");
+    expect_at(o.out.new_state, "t", 0, -110, 180, "variation -10");
     outcome_clear(&o);
     json_decref(st);
 }
@@ -1445,10 +1519,196 @@ static void recover_retreat_blocked(void **state) {
     outcome o = act(st, "f", FIRE_T1, DICE(1));
     st = advance(st, &o, "breaks");
     expect_at(st, "t", 0, -60, 180, "first retreat clear");
-    o = act(st, "t", RECOVER, DICE(2));
+    o = end_turn(&st); /* b's turn 2 begins: t rolls 2 */
+    outcome_clear(&o);
+    o = act(st, NULL, END_PHASE, DICE(2));
     expect_ok_dice(&o, "blocked second retreat");
     expect_unit(o.out.new_state, "t", 0, "eliminated", "blocked second retreat");
     assert_string_equal(sget(list_at(o.out.result, "retreats", 0), "blocked_by"), "w");
+    /* the odds' outcome names the units the roll decided */
+    assert_string_equal(sget(list_at(o.out.result, "after", 0), "state"), "eliminated");
+    outcome_clear(&o);
+    json_decref(st);
+}
+
+/* ---- 8b. the sequence of play ------------------------------------------------------------- */
+
+static const char *turn_phase(const json_t *st) {
+    return sget(json_object_get(st, "turn"), "phase");
+}
+
+static const char *turn_player(const json_t *st) {
+    return sget(json_object_get(st, "turn"), "player");
+}
+
+/* House default: each side in turn (the order of setup.units: b first) has Movement, Fire and
+ * Melee; end_phase moves on. Two full turns; each side's action out of its turn is refused
+ * before any die; an action out of its phase too; the referee's is an override. */
+static void sequence_two_full_turns(void **state) {
+    (void)state;
+    json_t *st = mkstate("[" T_REG "," F_REG "]");
+    const json_t *turn = json_object_get(st, "turn");
+    assert_int_equal(iget(turn, "number"), 1);
+    assert_string_equal(turn_player(st), "b");
+    assert_string_equal(turn_phase(st), "movement");
+    static const char *const phases[] = {"movement", "fire", "melee"};
+    for (int number = 1; number <= 2; number++) {
+        for (int side = 0; side < 2; side++) {
+            const char *me = side == 0 ? "side:b" : "side:a",
+                       *other = side == 0 ? "side:a" : "side:b";
+            const char *mine = side == 0 ? "t" : "f", *theirs = side == 0 ? "f" : "t";
+            for (int ph = 0; ph < 3; ph++) {
+                char what[96];
+                snprintf(what, sizeof what, "turn %d, %s, %s", number, me + 5, phases[ph]);
+                assert_int_equal(iget(json_object_get(st, "turn"), "number"), number);
+                assert_string_equal(turn_player(st), me + 5);
+                assert_string_equal(turn_phase(st), phases[ph]);
+                /* the other side may not take the phase's action, nor end the phase */
+                char theirs_now[128];
+                if (ph == 0)
+                    snprintf(theirs_now, sizeof theirs_now,
+                             "{\"type\": \"move\", \"to\": [200, 200]}");
+                else
+                    snprintf(
+                        theirs_now, sizeof theirs_now,
+                        "{\"type\": \"%s\", \"target\": \"%s\", \"hits\": 1, \"hits_back\": 1}",
+                        ph == 1 ? "fire" : "melee", mine);
+                outcome o = act_full(st, NULL, other, theirs, theirs_now, DICE(6, 6));
+                expect_error(&o, 409, "not_your_turn", NULL, what);
+                assert_int_equal(o.dice_drawn, 0);
+                assert_string_equal(json_string_value(json_object_get(o.err.details, "player")),
+                                    me + 5);
+                outcome_clear(&o);
+                o = act_full(st, NULL, other, NULL, END_PHASE, NODICE);
+                expect_error(&o, 409, "not_your_turn", NULL, what);
+                outcome_clear(&o);
+                /* the player's fire outside the Fire phase: wrong phase */
+                char fire[96];
+                snprintf(fire, sizeof fire, "{\"type\": \"fire\", \"target\": \"%s\", \"hits\": 0}",
+                         theirs);
+                o = act_full(st, NULL, me, mine, fire, NODICE);
+                if (ph == 1) {
+                    expect_ok_dice(&o, what);
+                    assert_null(json_object_get(o.out.result, "override"));
+                } else {
+                    expect_error(&o, 422, "wrong_phase", NULL, what);
+                }
+                outcome_clear(&o);
+                /* a morale test the table calls for: either side, any phase */
+                o = act_full(st, NULL, other, theirs, MORALE, DICE(6));
+                expect_ok_dice(&o, what);
+                outcome_clear(&o);
+                o = act_full(st, NULL, me, NULL, END_PHASE, NODICE);
+                expect_ok_dice(&o, what);
+                st = advance(st, &o, what);
+            }
+        }
+    }
+    assert_int_equal(iget(json_object_get(st, "turn"), "number"), 3);
+    /* the referee out of sequence: it goes through, and says so */
+    outcome o =
+        act_full(st, NULL, "referee", "f", "{\"type\": \"move\", \"to\": [0, 110]}", NODICE);
+    expect_ok_dice(&o, "referee's override");
+    assert_non_null(json_object_get(o.out.result, "override"));
+    if (strncmp(o.out.summary, "Referee", 7) != 0 && strncmp(o.out.summary, "The referee", 11) != 0)
+        fail_msg("the override's summary does not start with the ruling: %s", o.out.summary);
+    expect_in_summary(&o, "f moves", "override");
+    outcome_clear(&o);
+    json_decref(st);
+
+    /* setup.turn overrides the order and the phases */
+    st = mkstate_setup(
+        "[" T_REG "," F_REG "]",
+        ", \"turn\": {\"order\": [\"a\", \"b\"], \"phases\": [\"fire\", \"movement\"]}");
+    assert_string_equal(turn_player(st), "a");
+    assert_string_equal(turn_phase(st), "fire");
+    json_decref(st);
+    api_error err = {0};
+    assert_null(try_state_setup("[" T_REG "," F_REG "]", ", \"turn\": {\"order\": [\"a\", \"x\"]}",
+                                NULL, &err));
+    assert_int_equal(err.status, 422);
+    api_error_clear(&err);
+}
+
+/* "A tie results in another round of meleeing on the following turn": the pair may not move
+ * apart or fire elsewhere; not the same turn; and the next turn's Melee phase does not end
+ * until they have fought (the referee may end it). */
+static void tie_locks_the_pair_until_next_turn(void **state) {
+    (void)state;
+    json_t *st =
+        mkstate("[" T_REG "," F_REG "," U("g", "b", "artillery", "regular", 100, 0, 0, 40, "") "]");
+    /* b's turn 1: to its Melee phase */
+    outcome o = act_full(st, NULL, "side:b", NULL, END_PHASE, NODICE);
+    st = advance(st, &o, "b movement");
+    o = act_full(st, NULL, "side:b", NULL, END_PHASE, NODICE);
+    st = advance(st, &o, "b fire");
+    o = act_full(st, NULL, "side:b", "t",
+                 "{\"type\": \"melee\", \"target\": \"f\", \"hits\": 1, \"hits_back\": 1}", NODICE);
+    expect_ok_dice(&o, "tie");
+    assert_string_equal(sget(o.out.result, "outcome"), "tie");
+    assert_int_equal(iget(unit_in(o.out.new_state, "t"), "engaged_turn"), 1);
+    st = advance(st, &o, "tie");
+    /* not again this turn */
+    o = act_full(st, NULL, "side:b", "t",
+                 "{\"type\": \"melee\", \"target\": \"f\", \"hits\": 1, \"hits_back\": 0}", NODICE);
+    expect_error(&o, 409, "melee_next_turn", NULL, "the same turn");
+    outcome_clear(&o);
+    /* b's Melee phase ends (the tie was this turn); a's turn */
+    o = act_full(st, NULL, "side:b", NULL, END_PHASE, NODICE);
+    st = advance(st, &o, "b melee");
+    assert_string_equal(turn_player(st), "a");
+    /* f may not move apart ... */
+    o = act_full(st, NULL, "side:a", "f", "{\"type\": \"move\", \"to\": [0, 150]}", NODICE);
+    expect_error(&o, 409, "engaged", NULL, "move apart");
+    outcome_clear(&o);
+    o = act_full(st, NULL, "side:a", NULL, END_PHASE, NODICE);
+    st = advance(st, &o, "a movement");
+    /* ... nor fire elsewhere */
+    o = act_full(st, NULL, "side:a", "f", "{\"type\": \"fire\", \"target\": \"g\", \"hits\": 1}",
+                 NODICE);
+    expect_error(&o, 409, "engaged", NULL, "fire elsewhere");
+    outcome_clear(&o);
+    o = act_full(st, NULL, "side:a", NULL, END_PHASE, NODICE);
+    st = advance(st, &o, "a fire");
+    /* a's Melee phase of turn 1: still the tie's turn */
+    o = act_full(st, NULL, "side:a", "f",
+                 "{\"type\": \"melee\", \"target\": \"t\", \"hits\": 1, \"hits_back\": 0}", NODICE);
+    expect_error(&o, 409, "melee_next_turn", NULL, "a's melee, the same turn");
+    outcome_clear(&o);
+    o = act_full(st, NULL, "side:a", NULL, END_PHASE, NODICE);
+    expect_ok_dice(&o, "a ends turn 1");
+    assert_true(json_is_true(json_object_get(o.out.result, "new_turn")));
+    assert_int_equal(iget(o.out.result, "engaged"), 2);
+    st = advance(st, &o, "turn 2");
+    /* turn 2, b's Melee phase: it does not end before the round is fought */
+    o = act_full(st, NULL, "side:b", NULL, END_PHASE, NODICE);
+    st = advance(st, &o, "b movement 2");
+    o = act_full(st, NULL, "side:b", NULL, END_PHASE, NODICE);
+    st = advance(st, &o, "b fire 2");
+    o = act_full(st, NULL, "side:b", NULL, END_PHASE, NODICE);
+    expect_error(&o, 409, "melee_pending", NULL, "the round not fought");
+    outcome_clear(&o);
+    /* the referee may end it anyway (the pair stays locked) */
+    o = act_full(st, NULL, "referee", NULL, END_PHASE, NODICE);
+    expect_ok_dice(&o, "the referee ends it");
+    outcome_clear(&o);
+    /* the pair fights: only each other */
+    o = act_full(st, NULL, "side:b", "g",
+                 "{\"type\": \"melee\", \"target\": \"f\", \"hits\": 1, \"hits_back\": 0}", NODICE);
+    expect_error(&o, 409, "engaged", NULL, "a third unit joins");
+    outcome_clear(&o);
+    o = act_full(st, NULL, "side:b", "t",
+                 "{\"type\": \"melee\", \"target\": \"f\", \"hits\": 1, \"hits_back\": 0}",
+                 DICE(5));
+    expect_ok_dice(&o, "the next round");
+    assert_string_equal(sget(o.out.result, "outcome"), "defender_lost");
+    st = advance(st, &o, "the next round");
+    assert_null(json_object_get(unit_in(st, "t"), "engaged"));
+    /* f lost and retreats: a's turn begins with its roll to recover */
+    o = act_full(st, NULL, "side:b", NULL, END_PHASE, DICE(6));
+    expect_ok_dice(&o, "b's melee ends");
+    assert_string_equal(sget(list_at(o.out.result, "recoveries", 0), "unit"), "f");
+    expect_unit(o.out.new_state, "f", 50, "normal", "f recovers on 6");
     outcome_clear(&o);
     json_decref(st);
 }
@@ -1644,12 +1904,12 @@ static void refused(void **state) {
     o = act(st, "t", "{\"type\": \"move\", \"to\": [0, 0], \"facing\": 360}", NODICE);
     expect_error(&o, 400, "invalid_field", "facing", "facing 360");
     outcome_clear(&o);
-    o = act(st, NULL, "{\"type\": \"new_turn\", \"all\": true}", NODICE);
-    expect_error(&o, 400, "invalid_field", NULL, "new_turn takes no field");
+    o = act(st, NULL, "{\"type\": \"end_phase\", \"all\": true}", NODICE);
+    expect_error(&o, 400, "invalid_field", NULL, "end_phase takes no field");
     outcome_clear(&o);
-    /* new_turn is the referee's */
-    o = act_full(st, NULL, "side:a", NULL, NEWTURN, NODICE);
-    expect_error(&o, 403, "forbidden", NULL, "a side's new turn");
+    /* the phase is its player's (b: t is listed first) to end, or the referee's */
+    o = act_full(st, NULL, "side:a", NULL, END_PHASE, NODICE);
+    expect_error(&o, 409, "not_your_turn", NULL, "a ends b's phase");
     outcome_clear(&o);
     /* an eliminated unit neither acts nor is a target */
     o = act(st, "f", "{\"type\": \"fire\", \"target\": \"t\", \"hits\": 4}", NODICE);
@@ -1750,6 +2010,14 @@ static void setup_refused(void **state) {
                      err.message);
         api_error_clear(&err);
     }
+    /* a retreat variation that is no dice notation: refused when the session is made */
+    api_error verr = {0};
+    assert_null(try_state_setup("[" T_REG "]", ", \"retreat_variation\": \"2x\"", NULL, &verr));
+    assert_int_equal(verr.status, 422);
+    assert_string_equal(verr.code, "invalid_notation");
+    assert_string_equal(json_string_value(json_object_get(verr.details, "field")),
+                        "setup.retreat_variation");
+    api_error_clear(&verr);
     /* what a setup may give: effectiveness 25-100, hits_per_quarter, name, general */
     json_t *st = mkstate("[" U("t", "b", "line_infantry", "militia", 0, 0, 0, 60,
                                ",\"effectiveness\":75,\"hits_per_quarter\":3,\"name\":\"Nassau\","
@@ -1797,6 +2065,8 @@ int main(void) {
         cmocka_unit_test(retreat_runs_exactly_away_from_the_enemy),
         cmocka_unit_test(recover_five_or_better),
         cmocka_unit_test(recover_retreat_blocked),
+        cmocka_unit_test(sequence_two_full_turns),
+        cmocka_unit_test(tie_locks_the_pair_until_next_turn),
         cmocka_unit_test(retreating_units_do_not_fight),
         cmocka_unit_test(moves),
         cmocka_unit_test(hits_given_or_rolled),
