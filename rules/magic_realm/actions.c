@@ -226,25 +226,29 @@ int mr_attack_resolve(const rules_ctx *ctx, const void *action, rules_outcome *o
             s.box = MR_BOX_NONE;
             snprintf(s.name, sizeof s.name, "%s", attacker.name);
         }
-    } else if (!ctx->actor || strcmp(ctx->actor, "referee") != 0) {
-        if (target.id[0]) {
-            mr_rule_error(err, "unit",
-                          "a side attacks a unit of the session with one of its own units: name "
-                          "it in unit");
-            return -1;
-        }
+    } else if (!mr_actor_is_referee(ctx)) {
+        /* In a session a side attacks with one of its units (no fact from the acting side
+         * alone: the attack is its kit's, the target a unit of the session). Odds act as the
+         * referee, so the inline calculator keeps taking everything inline. */
+        mr_rule_error(err, "unit",
+                      "a side attacks with one of its own units and an attack of its kit: name "
+                      "the unit");
+        return -1;
     }
     if (!s.attacker || s.attacker->kind != MR_KIND_DENIZEN) {
         if (!a->attack.present) {
-            api_error_field(err, "attack", "an object with kind, harm and time");
+            api_error_field(err, "attack",
+                            "an object: {\"name\", \"box\"?} naming an attack of the unit's "
+                            "kit, or (the referee, inline odds) kind, harm and time");
             return -1;
         }
-        s.a = a->attack.s;
-        if (s.a.length == MR_UNSET) s.a.length = 0;
-        s.box = a->attack.box;
-        s.spell = a->attack.spell;
-        s.alerted = a->attack.alerted == 1;
-        snprintf(s.name, sizeof s.name, "%s", a->attack.name);
+        if (mr_strike_take_attack(ctx, s.attacker, &a->attack, &s, "attack", err) != 0) return -1;
+    }
+    if (s.attacker && !mr_actor_is_referee(ctx) && !target.id[0]) {
+        mr_rule_error(err, "target.unit",
+                      "a side attacks a unit of the session: name it in target.unit (an inline "
+                      "target's facts would be the acting side's alone)");
+        return -1;
     }
     s.red_side_up_kill = red && s.a.kind == MR_STRIKING;
     if (mr_pick_aim(&s, a->target.aim, attacker_denizen, "target.aim", err) != 0) return -1;
@@ -269,7 +273,8 @@ int mr_attack_resolve(const rules_ctx *ctx, const void *action, rules_outcome *o
 /* ---- run --------------------------------------------------------------------------------- */
 
 int mr_run_decode(const json_t *fields, void *out, api_error *err) {
-    static const char *const keys[] = {"move_time", "with", "flying", "attackers", NULL};
+    static const char *const keys[] = {"move_time", "maneuver",  "with",
+                                       "flying",    "attackers", NULL};
     if (json_in_only_keys(fields, "", keys, err) != 0) return -1;
     return mr_run_spec_decode(fields, "", false, out, err);
 }
@@ -281,7 +286,7 @@ json_t *mr_run_encode(const void *action) {
 }
 
 int mr_run_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out, api_error *err) {
-    const mr_run_spec *r = action;
+    mr_run_spec run = *(const mr_run_spec *)action, *r = &run;
     mr_unit runner;
     mr_attacker_ref attackers[MR_ATTACKERS_MAX];
     const char *acting = json_string_value(json_object_get(ctx->unit, "id"));
@@ -294,6 +299,17 @@ int mr_run_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out,
             return -1;
         }
     }
+    if (mr_run_take_move(ctx, acting ? &runner : NULL, r, "", err) != 0) return -1;
+    if (!mr_actor_is_referee(ctx))
+        for (int i = 0; i < r->nattackers; i++)
+            if (!r->attackers[i].unit[0]) {
+                char f[JSON_IN_PATH_MAX];
+                json_in_path_index(f, "attackers", (size_t)i);
+                mr_rule_error(err, f,
+                              "a side names the attackers on its sheet by unit: their move "
+                              "times are the umpire's to know, not the runner's to give");
+                return -1;
+            }
     if (mr_run_attackers(r, ctx->state, "attackers", attackers, err) != 0 ||
         mr_stumble_check(r, attackers, r->nattackers, acting ? &runner : NULL, "with", err) != 0)
         return -1;

@@ -57,3 +57,11 @@ int mr_in_name(const json_t *obj, const char *prefix, const char *name, char *ou
     if (s) snprintf(out, MR_NAME_MAX + 1, "%s", s);
     return 0;
 }
+
+int mr_in_int(const json_t *obj, const char *prefix, const char *name, bool required, int lo,
+              int hi, int *out, api_error *err) {
+    int64_t v = *out;
+    if (json_in_int(obj, prefix, name, required, lo, hi, &v) != 0) return take(err);
+    *out = (int)v;
+    return 0;
+}

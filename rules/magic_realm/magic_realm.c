@@ -3,6 +3,7 @@
 #include "rules/magic_realm/mr.h"
 
 #include "protocol/json_in.h"
+#include "rules/common/sequence.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -10,7 +11,7 @@
 /* ---- initial state ----------------------------------------------------------------------- */
 
 static json_t *mr_init_state(const json_t *options, const json_t *setup, api_error *err) {
-    static const char *const setup_keys[] = {"units", "map", NULL};
+    static const char *const setup_keys[] = {"units", "map", "turn", NULL};
     if (options && !json_is_object(options)) {
         api_error_field(err, "options", "an object");
         return NULL;
@@ -44,18 +45,36 @@ static json_t *mr_init_state(const json_t *options, const json_t *setup, api_err
             }
         json_array_append_new(out, mr_unit_to_json(&u));
     }
-    return json_pack("{s:o}", "units", out);
+    /* The turn (one round of combat, sequence.c) when there are sides to play; inline odds
+     * without a setup have none, and nothing is enforced. */
+    if (json_array_size(out) == 0) {
+        if (json_object_get(setup, "turn")) {
+            api_error_set(err, 422, "invalid_setup", json_pack("{s:s}", "field", "setup.turn"),
+                          "a turn needs units to play it");
+            json_decref(out);
+            return NULL;
+        }
+        return json_pack("{s:o}", "units", out);
+    }
+    json_t *turn = seq_turn_init_new(&mr_sequence, setup, err);
+    if (!turn) {
+        json_decref(out);
+        return NULL;
+    }
+    return json_pack("{s:o, s:o}", "units", out, "turn", turn);
 }
 
 /* ---- field descriptions -------------------------------------------------------------------- */
 
 #define ATTACK_FIELDS(p)                                                                           \
-    {p "kind", "string", 1,                                                                        \
+    {p "kind", "string", 0,                                                                        \
      "missile or striking (5.4: striking attacks roll on the Fumble table, "                       \
-     "missiles on the Optional Missile table)"},                                                   \
-        {p "harm", "string", 1, "the harm letter: L, M, H or T"},                                  \
+     "missiles on the Optional Missile table); the stats (kind, harm, sharpness, time, length, "   \
+     "spell, alerted) are given only inline or by the referee: in a session an attack names one "  \
+     "of the unit's kit by name"},                                                                 \
+        {p "harm", "string", 0, "the harm letter: L, M, H or T"},                                  \
         {p "sharpness", "integer", 0, "sharpness stars, 0-3 (default 0); each adds one level"},    \
-        {p "time", "integer", 1, "attack time, 0-12 (an alerted attack spell: 0)"},                \
+        {p "time", "integer", 0, "attack time, 0-12 (an alerted attack spell: 0)"},                \
         {p "length", "integer", 0, "weapon length, 0-20 (default 0): orders a round by length"},   \
         {p "spell", "string", 0,                                                                   \
          "null, fiery-blast, lightning-bolt or stones-fly (a prepared Fiery Blast or Lightning "   \
@@ -63,7 +82,10 @@ static json_t *mr_init_state(const json_t *options, const json_t *setup, api_err
         {p "alerted", "boolean", 0,                                                                \
          "the weapon or spell is alerted (an alerted spell has time 0)"},                          \
         {p "box", "string", 0, "the attack's direction: thrust, swing or smash"}, {                \
-        p "name", "string", 0, "a name for the summary, e.g. \"Light Bow\" (at most 40 bytes)"     \
+        p "name", "string", 0,                                                                     \
+            "an attack of the unit's kit (setup attacks[].name, e.g. \"Great Sword, F H6\"): "     \
+            "without stats, the umpire takes them from the kit (422 not_in_kit when it has none "  \
+            "of that name); with stats, a name for the summary (at most 40 bytes)"                 \
     }
 
 static const rules_field attack_fields[] = {
@@ -73,7 +95,8 @@ static const rules_field attack_fields[] = {
     {"kludge", "boolean", 0,
      "Hamblen's kludge (5.6) for this attack; default options.hamblens_kludge"},
     {"attack", "object", 0,
-     "the attack; required unless the acting unit is a denizen (which attacks with its counter)"},
+     "the attack: {\"name\", \"box\"?}, one of the acting character's kit; or its stats "
+     "(inline odds, or the referee); omitted for a denizen (it attacks with its counter)"},
     ATTACK_FIELDS("attack."),
     {"attack.attacker", "string", 0,
      "inline attacks: character (default) or denizen (5.3: denizens attack the horse)"},
@@ -109,14 +132,20 @@ static const rules_field attack_fields[] = {
 };
 
 static const rules_field run_fields[] = {
-    {"move_time", "integer", 1, "the move time he plays to run away (5.1)"},
+    {"maneuver", "string", 0,
+     "a maneuver of the runner's kit (setup maneuvers[].name): its move time, and MOVE chit or "
+     "Boots card; in a session a side's run names one (or runs with the horse)"},
+    {"move_time", "integer", 0,
+     "the move time he plays to run away (5.1): inline odds or the referee only; with horse and "
+     "no move_time, the horse's"},
     {"with", "string", 0,
      "move (a MOVE chit, default), boots (a Boots card) or horse (5.2: a rider runs with his "
      "horse only)"},
     {"flying", "boolean", 0, "he flies away: only flying attackers count (5.1.3)"},
     {"attackers", "array", 1,
-     "the attackers on his sheet: unit ids of denizens, or {\"move_time\", \"flying\"?, "
-     "\"red_side_up\"?} (a red-side-up Tremendous monster forbids a MOVE chit, 5.1)"},
+     "the attackers on his sheet: unit ids of denizens, or (inline odds, the referee) "
+     "{\"move_time\", \"flying\"?, \"red_side_up\"?} (a red-side-up Tremendous monster "
+     "forbids a MOVE chit, 5.1)"},
     {"unit", "string", 0, "the character who runs (optional for inline odds)"},
     {NULL, NULL, 0, NULL},
 };
@@ -128,18 +157,23 @@ static const rules_field round_fields[] = {
     {"table", "string", 0, "missile table for this round's missiles; default options"},
     {"kludge", "boolean", 0, "Hamblen's kludge for this round; default options"},
     {"runs", "array", 0,
-     "run attempts before the melee, in order: {\"unit\", \"move_time\", \"with\"?, "
-     "\"flying\"?, \"attackers\"?} (attackers default to the round's denizens attacking him)"},
-    {"combatants", "array", 1, "one entry per unit that maneuvers or attacks this round"},
+     "run attempts before the melee, in order: {\"unit\", \"maneuver\" (of his kit) or "
+     "\"move_time\", \"with\"?, \"flying\"?, \"attackers\"?} (attackers default to the "
+     "round's denizens attacking him)"},
+    {"combatants", "array", 0,
+     "one entry per unit that maneuvers or attacks this round; with neither combatants nor runs "
+     "the round resolves the plays of state.plays (any side may call for it)"},
     {"combatants[].unit", "string", 1, "the unit"},
     {"combatants[].maneuver", "object", 0,
-     "characters (required): {\"box\": charge|dodge|duck, \"move_time\"} or null for none (8)"},
+     "characters (required): {\"box\": charge|dodge|duck, \"name\"} (a maneuver of his kit) "
+     "or {\"box\", \"move_time\"}, or null for none (8)"},
     {"combatants[].horse", "object", 0,
      "riders (required for a riding character, 5.2): {\"box\", \"move_time\"?}; default move "
      "time: the horse's"},
     {"combatants[].attacks", "array", 0,
-     "characters: [{\"target\", \"aim\"?, \"hit\"?, kind, harm, sharpness, time, length, spell, "
-     "alerted, box, name}]; without hit, the boxes decide"},
+     "characters: [{\"target\", \"aim\"?, \"hit\"?, \"name\", \"box\"?}] naming attacks of "
+     "his kit, or with their stats (kind, harm, sharpness, time, length, spell, alerted); without "
+     "hit, the boxes decide"},
     ATTACK_FIELDS("combatants[].attacks[]."),
     {"combatants[].attacks[].target", "string", 1, "the unit attacked"},
     {"combatants[].attacks[].aim", "string", 0, "horse or rider, against a rider (5.3)"},
@@ -151,6 +185,38 @@ static const rules_field round_fields[] = {
     {"combatants[].hit", "string", 0, "denizens: a declared hit instead of boxes"},
     {"combatants[].change_tactics", "boolean", 0,
      "denizens: turn to the other side (setup other_side) before hit determination"},
+    {NULL, NULL, 0, NULL},
+};
+
+static const rules_field play_fields[] = {
+    {"unit", "string", 1, "the unit whose plays these are (a side plays only its own units)"},
+    {"maneuver", "object", 0,
+     "characters (required): {\"name\" (a maneuver of his kit), \"box\": charge|dodge|duck}, "
+     "or null for none (5.4.4: as move time 8)"},
+    {"maneuver.name", "string", 0, "a maneuver of the unit's kit (setup maneuvers[].name)"},
+    {"maneuver.box", "string", 0, "charge, dodge or duck"},
+    {"horse", "object", 0, "riders (required, 5.2): {\"box\"}; the horse's own move time"},
+    {"horse.box", "string", 0, "charge, dodge or duck"},
+    {"attacks", "array", 0,
+     "characters: [{\"name\" (an attack of his kit), \"box\"?: thrust|swing|smash, "
+     "\"target\", \"aim\"?: horse|rider}]; the boxes decide each hit"},
+    {"attacks[].name", "string", 1, "an attack of the unit's kit (setup attacks[].name)"},
+    {"attacks[].box", "string", 0, "thrust, swing or smash"},
+    {"attacks[].target", "string", 1, "the unit attacked"},
+    {"attacks[].aim", "string", 0, "horse or rider, against a rider (5.3)"},
+    {"run", "object", 0,
+     "characters: a run attempt this round, rolled first in the round: {\"maneuver\" (of his "
+     "kit), \"flying\"?} or {\"with\": \"horse\"}"},
+    {"run.maneuver", "string", 0, "a maneuver of the unit's kit"},
+    {"run.with", "string", 0, "horse: a rider runs with his horse (5.2), at its move time"},
+    {"run.flying", "boolean", 0, "he flies away: only flying attackers count (5.1.3)"},
+    {"box", "string", 0, "denizens (required): thrust, swing or smash"},
+    {"target", "string", 0, "denizens: the unit it attacks"},
+    {"change_tactics", "boolean", 0, "denizens: turn to the other side first"},
+    {NULL, NULL, 0, NULL},
+};
+
+static const rules_field end_phase_fields[] = {
     {NULL, NULL, 0, NULL},
 };
 
@@ -177,8 +243,17 @@ static const rules_action mr_actions[] = {
      mr_attack_odds_key, mr_attack_odds_finish},
     {"run", "Run away: the Stumble table", run_fields, sizeof(mr_run_spec), mr_run_decode,
      mr_run_encode, mr_run_resolve, mr_run_odds_key, mr_run_odds_finish},
-    {"round", "A whole melee round (referee)", round_fields, sizeof(mr_round_action),
-     mr_round_decode, mr_round_encode, mr_round_resolve, mr_round_odds_key, mr_round_odds_finish},
+    {"round", "A whole melee round: the plays of state.plays, or given whole by the referee",
+     round_fields, sizeof(mr_round_action), mr_round_decode, mr_round_encode, mr_round_resolve,
+     mr_round_odds_key, mr_round_odds_finish},
+    {"play", "One unit's plays for the round: a maneuver and attacks of its kit, a box, a target",
+     play_fields, sizeof(mr_play_action), mr_play_decode, mr_play_encode, mr_play_resolve, NULL,
+     NULL},
+    {"end_phase",
+     "End the phase (each side its part of the Plays; the first side or the referee "
+     "the Resolution)",
+     end_phase_fields, 1, seq_end_phase_decode, seq_end_phase_encode, mr_end_phase_resolve, NULL,
+     NULL},
 };
 
 static const char *const mr_sources[] = {
@@ -191,6 +266,10 @@ static const char *const mr_sources[] = {
     "same text, Situation 6 (STD): the basic game's Missile Table (option standard)",
     "house defaults (documented in docs/rules/magic-realm.md): beyond_t_vs_armor kill, order "
     "time, a character's armor covers every direction unless setup says protects",
+    "same text, Notes on the 3rd Edition (Hamblen: 1st reveals plays, 2nd calculates speeds, 3rd "
+    "resolves attacks): the sequence of play, a turn per round of combat (Plays, Resolution); "
+    "house defaults: run attempts in the Plays, any side may call for the round of the plays, "
+    "unresolved plays lapse at the end of a Resolution",
     NULL,
 };
 
@@ -203,7 +282,14 @@ static const char mr_sample_setup[] =
     "{\"units\": ["
     "{\"id\": \"white-knight\", \"side\": \"knight\", \"kind\": \"character\", "
     "\"name\": \"White Knight\", \"vulnerability\": \"H\", "
-    "\"armor\": [{\"toughness\": \"H\", \"name\": \"suit of armor\"}]}, "
+    "\"armor\": [{\"toughness\": \"H\", \"name\": \"suit of armor\"}], "
+    "\"attacks\": [{\"name\": \"Great Sword, F H6\", \"kind\": \"striking\", \"harm\": \"T\", "
+    "\"time\": 6, \"length\": 8}, {\"name\": \"Great Sword, F H5*\", \"kind\": \"striking\", "
+    "\"harm\": \"T\", \"time\": 5, \"length\": 8}, {\"name\": \"Light Bow, F H1\", "
+    "\"kind\": \"missile\", \"harm\": \"L\", \"sharpness\": 2, \"time\": 1, \"alerted\": true}], "
+    "\"maneuvers\": [{\"name\": \"Move H6\", \"move_time\": 6}, {\"name\": \"Move H5*\", "
+    "\"move_time\": 5}, {\"name\": \"Move H4**\", \"move_time\": 4}, {\"name\": "
+    "\"Boots of the Seven Leagues\", \"kind\": \"boots\", \"move_time\": 3}]}, "
     "{\"id\": \"bat-1\", \"side\": \"monsters\", \"kind\": \"denizen\", \"name\": \"Giant Bat\", "
     "\"vulnerability\": \"H\", \"move_time\": 3, \"attack\": {\"harm\": \"M\", \"time\": 2}, "
     "\"other_side\": {\"attack\": {\"harm\": \"M\", \"time\": 3}, \"move_time\": 2}, "
@@ -221,7 +307,11 @@ static const char mr_sample_setup[] =
     "\"horse\": {\"vulnerability\": \"M\", \"move_time\": 4, \"armored\": true, "
     "\"name\": \"warhorse\"}}, "
     "{\"id\": \"amazon\", \"side\": \"amazon\", \"kind\": \"character\", \"name\": \"Amazon\", "
-    "\"vulnerability\": \"M\", \"wounds\": 1}, "
+    "\"vulnerability\": \"M\", \"wounds\": 1, \"attacks\": [{\"name\": \"Short Sword, F M4\", "
+    "\"harm\": \"M\", \"sharpness\": 1, \"time\": 4, \"length\": 3}, {\"name\": "
+    "\"Fiery Blast, M III0*\", \"kind\": \"missile\", \"harm\": \"H\", \"sharpness\": 1, "
+    "\"time\": 0, \"spell\": \"fiery-blast\", \"alerted\": true}], "
+    "\"maneuvers\": [{\"name\": \"Move M3*\", \"move_time\": 3}]}, "
     "{\"id\": \"troll\", \"side\": \"monsters\", \"kind\": \"denizen\", "
     "\"name\": \"Tremendous Troll\", \"vulnerability\": \"T\", \"armored\": true, "
     "\"move_time\": 5, \"attack\": {\"harm\": \"T\", \"time\": 5}, "
@@ -243,18 +333,30 @@ static const char mr_sample_setup[] =
 const ruleset ruleset_magic_realm = {
     .id = "magic-realm",
     .title = "Magic Realm: the Optional Combat Rules",
-    .version = 2,
+    .version = 3,
     .description =
         "Magic Realm's Optional Combat Rules (2nd edition 5.1-5.5 with the 3rd edition's revised "
         "Missile table and Hamblen's kludge, 5.6): running away on the Stumble table, striking "
         "attacks on the Fumble table, missiles on the Optional Missile table (revised by default, "
         "2nd edition or the basic game's table as options), horse and rider, penetration of a "
         "character's armor by missiles, and whole melee rounds with every DRM fixed at hit "
-        "determination. Actions: attack (inline for odds, or between units of a session), run, "
-        "round (referee). Odds answer rolls r = 1..6 with p_kill / p_success. Setup units: "
-        "characters {\"kind\": \"character\", vulnerability, armor?: [{toughness M|H|T, "
-        "state?: intact|damaged|destroyed, protects?: [thrust, swing, smash], name?}], horse?: "
-        "{vulnerability, move_time, armored?, name?}, flying?, name?}; denizens {\"kind\": "
+        "determination. Sequence of play (Hamblen's formalism, Notes on the 3rd Edition: "
+        "reveal plays, calculate speeds, resolve): each turn is one round of combat, Plays "
+        "(every side plays its units with play and may run away with run, then ends its own "
+        "part with end_phase) and Resolution (round: the round of the plays, which any side may "
+        "call for and which begins the next round; attack: one attack with a declared hit); "
+        "house defaults: run attempts in the Plays, the first side or the referee ends a "
+        "Resolution without a round (its plays lapse); setup.turn {order?, phases?} overrides. "
+        "Actions: play, run, end_phase, round (of the plays; given whole: the referee), attack "
+        "(inline for odds, or between units of a session). In a session an attack, maneuver or "
+        "run names one of the unit's kit and the umpire takes its stats from there (422 "
+        "not_in_kit naming what the unit has; a side's raw stats: 422 kit_required; the "
+        "referee, and the inline odds, may give stats). Odds answer rolls r = 1..6 with "
+        "p_kill / p_success. Setup units: characters {\"kind\": \"character\", vulnerability, "
+        "armor?: [{toughness M|H|T, state?: intact|damaged|destroyed, protects?: [thrust, "
+        "swing, smash], name?}], horse?: {vulnerability, move_time, armored?, name?}, "
+        "attacks?: [{name, kind, harm, sharpness?, time, length?, spell?, alerted?}], "
+        "maneuvers?: [{name, move_time, kind?: move|boots}], flying?, name?}; denizens {\"kind\": "
         "\"denizen\", vulnerability, armored?, move_time, attack: {kind?, harm, sharpness?, "
         "time, length?}, other_side?: {attack, move_time}, flying?, red_side_up? (Tremendous "
         "monsters), horse?, name?}; a unit without kind takes no part in combat. Details: "
@@ -265,4 +367,5 @@ const ruleset ruleset_magic_realm = {
     .sources = mr_sources,
     .init_state = mr_init_state,
     .sample_setup = mr_sample_setup,
+    .sequence = &mr_sequence,
 };

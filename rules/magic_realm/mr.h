@@ -10,8 +10,11 @@
  *   spec.c      decoding and encoding the shared action parts (attack, target, attackers)
  *   round_decode.c  decoding and encoding the `round` action
  *   unit.c      units: setup validation, reading them from the state, writing them back
+ *   kit.c       each character's kit (setup attacks and maneuvers by name) and looking them up
  *   actions.c   the `attack` and `run` actions
- *   round.c     the `round` action: a whole melee round
+ *   play.c      the `play` action: one unit's plays for the round, kept in state.plays
+ *   round.c     the `round` action: a whole melee round (given whole, or from state.plays)
+ *   sequence.c  the sequence of play: each turn is one round of combat (plays, resolution)
  *   odds.c      the contract's odds vocabulary (rolls, p_kill, p_success)
  *   text.c      summary helpers
  *   magic_realm.c  the action table, field descriptions, options and the ruleset row */
@@ -38,6 +41,7 @@
 #define MR_NO_MANEUVER   8 /* 5.4.4: a character who played no maneuver counts as move time 8 */
 #define MR_TERMS_MAX     8
 #define MR_ID_MAX        UNIT_ID_MAX
+#define MR_KIT_MAX       16 /* attacks, and maneuvers, in one character's kit */
 
 /* ---- levels ------------------------------------------------------------------------------ */
 /* Harm, vulnerability and armor toughness share one scale: Negligible < L < M < H < T < beyond T.
@@ -141,6 +145,22 @@ typedef struct mr_maneuver {
     int move_time;
 } mr_maneuver;
 
+/* A character's kit (setup "attacks" and "maneuvers"): what he may play, by name. An attack is a
+ * weapon with a FIGHT chit, or a spell with a MAGIC chit, as the player's board shows it
+ * ("Broadsword, F M4**"); a maneuver a MOVE chit or a Boots card ("Move H4**"). */
+typedef struct mr_kit_attack {
+    char name[MR_NAME_MAX + 1];
+    mr_attack_stats s;
+    int spell;    /* MR_SPELL_* */
+    bool alerted; /* listed as alerted (an alerted attack spell has time 0) */
+} mr_kit_attack;
+
+typedef struct mr_kit_maneuver {
+    char name[MR_NAME_MAX + 1];
+    int move_time;
+    int with; /* MR_WITH_MOVE (a MOVE chit) or MR_WITH_BOOTS (a Boots card) */
+} mr_kit_maneuver;
+
 typedef struct mr_unit {
     char id[MR_ID_MAX + 1]; /* "" for an inline unit */
     char side[SIDE_NAME_MAX + 1];
@@ -160,6 +180,11 @@ typedef struct mr_unit {
     bool has_other_side;
     mr_attack_stats other_attack;
     int other_move_time;
+    /* characters: the kit (has_kit: setup listed attacks or maneuvers) */
+    bool has_kit;
+    int nkit_attacks, nkit_maneuvers;
+    mr_kit_attack kit_attacks[MR_KIT_MAX];
+    mr_kit_maneuver kit_maneuvers[MR_KIT_MAX];
     bool has_red_side; /* a Tremendous monster: it turns red side up when it hits */
     bool red_side_up;
     /* what the battle has done to it */
@@ -203,6 +228,8 @@ int mr_options_check(const json_t *options, api_error *err);
 /* ---- the action parts -------------------------------------------------------------------- */
 typedef struct mr_attack_spec {
     bool present;
+    /* false: the attack is named ({"name", "box"?}) and its stats come from the attacker's kit */
+    bool stats_given;
     mr_attack_stats s; /* length MR_UNSET when not given */
     bool sharpness_given;
     int spell;
@@ -251,8 +278,9 @@ typedef struct mr_attacker_ref {
 } mr_attacker_ref;
 
 typedef struct mr_run_spec {
-    char unit[MR_ID_MAX + 1]; /* round entries: the runner */
-    int move_time;
+    char unit[MR_ID_MAX + 1];       /* round entries: the runner */
+    char maneuver[MR_NAME_MAX + 1]; /* a maneuver of the runner's kit ("" none) */
+    int move_time;                  /* MR_UNSET: from the kit maneuver, or the horse */
     int with;
     bool flying;
     bool attackers_given;
@@ -280,6 +308,7 @@ typedef struct mr_combatant {
     /* characters */
     bool maneuver_given; /* the key is there (null: no maneuver) */
     mr_maneuver maneuver;
+    char maneuver_name[MR_NAME_MAX + 1]; /* a maneuver of the kit: its move time ("" none) */
     bool horse_given;
     int horse_box;
     int horse_move_time; /* MR_UNSET */
@@ -311,6 +340,9 @@ int mr_in_tri(const json_t *obj, const char *prefix, const char *name, int *out,
 int mr_in_id(const json_t *obj, const char *prefix, const char *name, bool required, char *out,
              api_error *err);
 int mr_in_name(const json_t *obj, const char *prefix, const char *name, char *out, api_error *err);
+/* An integer in [lo, hi]; *out is kept when the field is absent. */
+int mr_in_int(const json_t *obj, const char *prefix, const char *name, bool required, int lo,
+              int hi, int *out, api_error *err);
 int mr_in_table(const json_t *obj, const char *prefix, mr_table_id *out, api_error *err);
 int mr_in_box(const json_t *obj, const char *prefix, const char *name, bool maneuver, int *out,
               api_error *err);
@@ -332,6 +364,29 @@ void mr_run_spec_encode(const mr_run_spec *r, json_t *obj);
 /* round_decode.c */
 int mr_round_decode(const json_t *fields, void *out, api_error *err);
 json_t *mr_round_encode(const void *action);
+/* One combatant entry (a round's, or a play's: need_unit false, the unit is the envelope's). */
+int mr_combatant_decode(const json_t *obj, const char *path, bool need_unit, mr_combatant *c,
+                        api_error *err);
+json_t *mr_combatant_encode(const mr_combatant *c);
+/* A round with neither combatants nor runs resolves the plays in the state (state.plays). */
+bool mr_round_from_plays(const mr_round_action *r);
+
+/* ---- kit.c --------------------------------------------------------------------------------- */
+/* Setup "attacks" / "maneuvers" of a character (path: the unit's), into u. 0, or -1 with err. */
+int mr_kit_read(const json_t *obj, const char *path, mr_unit *u, api_error *err);
+/* Writes u's kit into the unit's JSON object o. */
+void mr_kit_write(const mr_unit *u, json_t *o);
+/* The attack of u's kit named spec->name into s (stats, spell, alerted; name). 0, or -1 with a
+ * 422 not_in_kit naming what the unit has. */
+int mr_kit_attack_find(const mr_unit *u, const char *name, const char *field,
+                       const mr_kit_attack **out, api_error *err);
+int mr_kit_maneuver_find(const mr_unit *u, const char *name, const char *field,
+                         const mr_kit_maneuver **out, api_error *err);
+/* Whether ctx's actor is the referee (who may give an attack's stats himself). */
+bool mr_actor_is_referee(const rules_ctx *ctx);
+/* A side's attack or maneuver given by its stats: 422 kit_required, naming the unit's kit (no
+ * fact from the acting side alone; the referee may). `what`: "attack" or "maneuver". */
+int mr_kit_required(const mr_unit *u, const char *what, const char *field, api_error *err);
 
 /* ---- one attack ---------------------------------------------------------------------------- */
 typedef struct mr_strike {
@@ -401,6 +456,16 @@ int mr_strike_check(const mr_strike *s, const char *field, api_error *err);
  * requested: the request's aim (MR_AIM_NONE when not given). 0, or -1 with 422. */
 int mr_pick_aim(mr_strike *s, int requested, bool attacker_denizen, const char *field,
                 api_error *err);
+/* kit.c */
+/* The attack of a strike (stats, box, spell, alerted, name) from the request: a named attack
+ * from the attacker's kit; raw stats only from the referee (inline odds act as the referee).
+ * field: the attack object's path. 0, or -1 with a 422 before any die. */
+int mr_strike_take_attack(const rules_ctx *ctx, const mr_unit *attacker, const mr_attack_spec *spec,
+                          mr_strike *s, const char *field, api_error *err);
+/* A run's move time: a named maneuver of the runner's kit (and its MOVE chit or Boots card),
+ * the horse's for a run with the horse, or a raw move_time from the referee. */
+int mr_run_take_move(const rules_ctx *ctx, const mr_unit *runner, mr_run_spec *r, const char *field,
+                     api_error *err);
 /* harm.c */
 void mr_apply_harm(const mr_strike *s, const mr_options *o, mr_strike_result *r);
 
@@ -439,6 +504,28 @@ int mr_run_decode(const json_t *fields, void *out, api_error *err);
 json_t *mr_run_encode(const void *action);
 int mr_run_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out, api_error *err);
 int mr_round_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out, api_error *err);
+
+/* play.c */
+typedef struct mr_play_action {
+    mr_combatant c; /* c.unit: the envelope's unit (set by resolve) */
+    bool has_run;
+    mr_run_spec run;
+} mr_play_action;
+int mr_play_decode(const json_t *fields, void *out, api_error *err);
+json_t *mr_play_encode(const void *action);
+int mr_play_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out, api_error *err);
+/* The round of state.plays, into r (the round's own order/table/kludge kept). 0, or -1 with a
+ * 422 when there are none. */
+int mr_round_of_plays(const json_t *state, mr_round_action *r, api_error *err);
+
+/* sequence.c */
+struct seq_play;
+extern const struct seq_play mr_sequence;
+int mr_end_phase_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out,
+                         api_error *err);
+/* After a round: state.plays cleared and the turn on to the next round's plays (new_state is
+ * the round's; its summary and result say so). 0, or -1 with err. */
+int mr_round_ends(const rules_ctx *ctx, rules_outcome *out, api_error *err);
 
 /* odds.c */
 json_t *mr_attack_odds_key(const json_t *result, char *label, size_t cap);

@@ -15,9 +15,15 @@ typedef struct roster {
     mr_unit *u[MR_ROSTER_MAX];
     int start_wounds[MR_ROSTER_MAX];
     int n;
+    /* The round of the plays (play.c) was played before an attack of the Resolution phase
+     * could kill a unit that played: such a unit is loaded, and its strikes, and those at it,
+     * lapse as within the round (the attacker was killed before its attack, the target is
+     * already dead). A round given whole names only the living. */
+    bool dead_lapse;
 } roster;
 
 typedef struct round_work {
+    mr_round_action ra; /* the round as resolved: given whole, or from state.plays */
     roster ro;
     mr_strike strikes[MR_COMBAT_MAX * MR_ATTACKS_MAX];
     mr_strike_result results[MR_COMBAT_MAX * MR_ATTACKS_MAX];
@@ -57,7 +63,7 @@ static mr_unit *roster_get(roster *ro, const json_t *state, const char *id, cons
         free(u);
         return NULL;
     }
-    if (u->dead) {
+    if (u->dead && !ro->dead_lapse) {
         api_error_set(err, 409, "not_applicable", json_pack("{s:s}", "field", field),
                       "unit '%s' is dead", id);
         free(u);
@@ -80,10 +86,10 @@ static const mr_combatant *entry_of(const mr_round_action *ra, const char *id) {
 }
 
 /* Step 1: every combatant's entry fits its kind; maneuvers for hit determination. */
-static int check_combatants(const rules_ctx *ctx, const mr_round_action *ra, round_work *w,
+static int check_combatants(const rules_ctx *ctx, mr_round_action *ra, round_work *w,
                             api_error *err) {
     for (int i = 0; i < ra->ncombatants; i++) {
-        const mr_combatant *c = &ra->c[i];
+        mr_combatant *c = &ra->c[i];
         char f[64];
         snprintf(f, sizeof f, "combatants[%d]", i);
         for (int j = 0; j < i; j++)
@@ -108,6 +114,13 @@ static int check_combatants(const rules_ctx *ctx, const mr_round_action *ra, rou
                               "%s: give its maneuver ({\"box\", \"move_time\"}, or null for none)",
                               u->id);
                 return -1;
+            }
+            if (c->maneuver.present && c->maneuver_name[0]) {
+                const mr_kit_maneuver *m;
+                char mf[80];
+                snprintf(mf, sizeof mf, "%s.maneuver.name", f);
+                if (mr_kit_maneuver_find(u, c->maneuver_name, mf, &m, err) != 0) return -1;
+                c->maneuver.move_time = m->move_time;
             }
             if (riding && !c->horse_given) {
                 mr_rule_error(err, f,
@@ -145,10 +158,9 @@ static int check_combatants(const rules_ctx *ctx, const mr_round_action *ra, rou
 /* Step 2: run attempts, against the attackers as they stand before changes of tactics. Each is
  * checked and its DRM fixed here; the Stumble rolls come once the whole round is known to be
  * legal (roll_runs). */
-static int prepare_runs(const rules_ctx *ctx, const mr_round_action *ra, round_work *w,
-                        api_error *err) {
+static int prepare_runs(const rules_ctx *ctx, mr_round_action *ra, round_work *w, api_error *err) {
     for (int i = 0; i < ra->nruns; i++) {
-        const mr_run_spec *r = &ra->runs[i];
+        mr_run_spec *r = &ra->runs[i];
         char f[64];
         snprintf(f, sizeof f, "runs[%d]", i);
         mr_unit *runner = roster_get(&w->ro, ctx->state, r->unit, f, err);
@@ -157,6 +169,7 @@ static int prepare_runs(const rules_ctx *ctx, const mr_round_action *ra, round_w
             mr_rule_error(err, f, "only a character runs away on the Stumble table (5.1)");
             return -1;
         }
+        if (mr_run_take_move(ctx, runner, r, f, err) != 0) return -1;
         for (int j = 0; j < i; j++)
             if (strcmp(ra->runs[j].unit, r->unit) == 0) {
                 mr_rule_error(err, f, "%s has two run attempts in one round", r->unit);
@@ -266,13 +279,8 @@ static int add_strike(const rules_ctx *ctx, const mr_round_action *ra, round_wor
         snprintf(s->name, sizeof s->name, "%s", attacker->name);
         s->red_side_up_kill =
             attacker->has_red_side && attacker->red_side_up && s->a.kind == MR_STRIKING;
-    } else {
-        s->a = spec->s;
-        if (s->a.length == MR_UNSET) s->a.length = 0;
-        s->box = spec->box;
-        s->spell = spec->spell;
-        s->alerted = spec->alerted == 1;
-        snprintf(s->name, sizeof s->name, "%s", spec->name);
+    } else if (mr_strike_take_attack(ctx, attacker, spec, s, field, err) != 0) {
+        return -1;
     }
     char af[80];
     snprintf(af, sizeof af, "%s.aim", field);
@@ -375,7 +383,7 @@ static json_t *effects_new(const round_work *w) {
     return list;
 }
 
-static int resolve_round(const rules_ctx *ctx, const mr_round_action *ra, round_work *w,
+static int resolve_round(const rules_ctx *ctx, mr_round_action *ra, round_work *w,
                          rules_outcome *out, api_error *err) {
     mr_options o;
     mr_options_read(ctx->options, &o);
@@ -433,13 +441,23 @@ static int resolve_round(const rules_ctx *ctx, const mr_round_action *ra, round_
                             "attacks", attacks, "effects", effects_new(w));
     out->new_state =
         mr_state_with_units_new(ctx->state, (const mr_unit *const *)w->ro.u, (size_t)w->ro.n);
-    return mr_finish(out, err);
+    if (mr_finish(out, err) != 0) return -1;
+    return mr_round_ends(ctx, out, err);
 }
 
 int mr_round_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out, api_error *err) {
-    if (!ctx->actor || strcmp(ctx->actor, "referee") != 0) {
+    const mr_round_action *given = action;
+    bool from_plays = mr_round_from_plays(given);
+    /* A round given whole moves every side's units on the referee's word. The round of the
+     * plays in the state takes no one's word: any side may call for it; only its order, table
+     * and kludge (the table's choices) are the referee's. */
+    if (!mr_actor_is_referee(ctx) &&
+        (!from_plays || given->order || given->table != MR_TABLE_DEFAULT ||
+         given->kludge != MR_UNSET)) {
         api_error_set(err, 403, "forbidden", NULL,
-                      "a round moves every side's units: it is the referee's action");
+                      from_plays ? "a round's order, table and kludge are the referee's"
+                                 : "a round given whole moves every side's units: it is the "
+                                   "referee's action (a side plays its units with play)");
         return -1;
     }
     round_work *w = calloc(1, sizeof *w);
@@ -447,7 +465,10 @@ int mr_round_resolve(const rules_ctx *ctx, const void *action, rules_outcome *ou
         api_error_set(err, 503, "out_of_memory", NULL, "the daemon ran out of memory");
         return -1;
     }
-    int rc = resolve_round(ctx, action, w, out, err);
+    w->ra = *given;
+    w->ro.dead_lapse = from_plays;
+    int rc = from_plays ? mr_round_of_plays(ctx->state, &w->ra, err) : 0;
+    if (rc == 0) rc = resolve_round(ctx, &w->ra, w, out, err);
     roster_free(&w->ro);
     free(w);
     return rc;

@@ -8,6 +8,10 @@
  *     "time", "length"?, "spell"?, "alerted"?, "box"?, "name"?}]},
  *    {"unit": <denizen>, "box", "target"?, "hit"?, "change_tactics"?, "horse"?: {...}}]}
  *
+ * An attack may name one of the character's kit instead of its stats ({"target", "name",
+ * "box"?, ...}), a maneuver likewise ({"box", "name"}), a run its maneuver ("maneuver": name).
+ * With neither combatants nor runs the round resolves the plays in the state (play.c).
+ *
  * Which of the two shapes an entry must have depends on the unit's kind in the session; the
  * resolver checks that (422 naming the field). */
 #include "rules/magic_realm/mr.h"
@@ -20,14 +24,6 @@
 static int take(api_error *err) {
     json_in_take_error(err);
     return -1;
-}
-
-static int read_int(const json_t *obj, const char *prefix, const char *name, bool required, int lo,
-                    int hi, int *out, api_error *err) {
-    int64_t v = *out;
-    if (json_in_int(obj, prefix, name, required, lo, hi, &v) != 0) return take(err);
-    *out = (int)v;
-    return 0;
 }
 
 static int read_attack(const json_t *obj, const char *path, mr_round_attack *a, api_error *err) {
@@ -48,10 +44,13 @@ static int read_attack(const json_t *obj, const char *path, mr_round_attack *a, 
                : 0;
 }
 
-static int read_combatant(const json_t *obj, const char *path, mr_combatant *c, api_error *err) {
+int mr_combatant_decode(const json_t *obj, const char *path, bool need_unit, mr_combatant *c,
+                        api_error *err) {
     static const char *const keys[] = {"unit",   "maneuver", "horse",          "attacks", "box",
                                        "target", "hit",      "change_tactics", NULL};
-    static const char *const maneuver_keys[] = {"box", "move_time", NULL};
+    static const char *const play_keys[] = {"maneuver", "horse",          "attacks", "box",
+                                            "target",   "change_tactics", NULL};
+    static const char *const maneuver_keys[] = {"box", "move_time", "name", NULL};
     static const char *const horse_keys[] = {"box", "move_time", NULL};
     char sub[JSON_IN_PATH_MAX];
     if (!json_is_object(obj)) {
@@ -59,8 +58,8 @@ static int read_combatant(const json_t *obj, const char *path, mr_combatant *c, 
         return -1;
     }
     c->horse_move_time = MR_UNSET;
-    if (json_in_only_keys(obj, path, keys, err) != 0 ||
-        mr_in_id(obj, path, "unit", true, c->unit, err) != 0 ||
+    if (json_in_only_keys(obj, path, need_unit ? keys : play_keys, err) != 0 ||
+        (need_unit && mr_in_id(obj, path, "unit", true, c->unit, err) != 0) ||
         mr_in_box(obj, path, "box", false, &c->box, err) != 0 ||
         mr_in_id(obj, path, "target", false, c->target, err) != 0 ||
         mr_hit_decode(obj, path, &c->hit, err) != 0)
@@ -77,11 +76,20 @@ static int read_combatant(const json_t *obj, const char *path, mr_combatant *c, 
                 return -1;
             }
             c->maneuver.present = true;
+            /* {"box", "name"}: a maneuver of the kit (its move time from there); or
+             * {"box", "move_time"} (the referee) */
             if (json_in_only_keys(m, sub, maneuver_keys, err) != 0 ||
                 mr_in_box(m, sub, "box", true, &c->maneuver.box, err) != 0 ||
-                read_int(m, sub, "move_time", true, 0, MR_TIME_MAX, &c->maneuver.move_time, err) !=
-                    0)
+                mr_in_name(m, sub, "name", c->maneuver_name, err) != 0 ||
+                mr_in_int(m, sub, "move_time", !c->maneuver_name[0], 0, MR_TIME_MAX,
+                          &c->maneuver.move_time, err) != 0)
                 return -1;
+            if (c->maneuver_name[0] && json_object_get(m, "move_time")) {
+                char f[JSON_IN_PATH_MAX];
+                json_in_path(f, sub, "move_time");
+                api_error_field(err, f, "absent: the maneuver named gives the move time");
+                return -1;
+            }
         }
     }
     json_t *h = NULL;
@@ -91,7 +99,7 @@ static int read_combatant(const json_t *obj, const char *path, mr_combatant *c, 
         c->horse_given = true;
         if (json_in_only_keys(h, sub, horse_keys, err) != 0 ||
             mr_in_box(h, sub, "box", true, &c->horse_box, err) != 0 ||
-            read_int(h, sub, "move_time", false, 0, MR_TIME_MAX, &c->horse_move_time, err) != 0)
+            mr_in_int(h, sub, "move_time", false, 0, MR_TIME_MAX, &c->horse_move_time, err) != 0)
             return -1;
     }
     json_t *attacks = NULL;
@@ -110,7 +118,7 @@ static int read_combatant(const json_t *obj, const char *path, mr_combatant *c, 
 int mr_round_decode(const json_t *fields, void *out, api_error *err) {
     static const char *const keys[] = {"order", "table", "kludge", "runs", "combatants", NULL};
     static const char *const orders[] = {"time", "length", "listed", NULL};
-    static const char *const run_keys[] = {"unit",   "move_time", "with",
+    static const char *const run_keys[] = {"unit",   "maneuver",  "move_time", "with",
                                            "flying", "attackers", NULL};
     mr_round_action *r = out;
     json_t *runs = NULL, *combatants = NULL;
@@ -138,22 +146,25 @@ int mr_round_decode(const json_t *fields, void *out, api_error *err) {
     json_array_foreach(combatants, i, v) {
         char item[JSON_IN_PATH_MAX];
         json_in_path_index(item, "combatants", i);
-        if (read_combatant(v, item, &r->c[r->ncombatants++], err) != 0) return -1;
+        if (mr_combatant_decode(v, item, true, &r->c[r->ncombatants++], err) != 0) return -1;
     }
-    if (r->nruns == 0 && r->ncombatants == 0) {
-        api_error_field(err, "combatants", "a non-empty array (or runs): a round needs someone");
-        return -1;
-    }
+    /* Neither combatants nor runs: the round of the plays in the state (mr_round_of_plays). */
     return 0;
 }
 
-static json_t *combatant_json(const mr_combatant *c) {
-    json_t *o = json_pack("{s:s}", "unit", c->unit);
+bool mr_round_from_plays(const mr_round_action *r) {
+    return r->nruns == 0 && r->ncombatants == 0;
+}
+
+json_t *mr_combatant_encode(const mr_combatant *c) {
+    json_t *o = c->unit[0] ? json_pack("{s:s}", "unit", c->unit) : json_object();
     if (c->maneuver_given) {
         if (c->maneuver.present) {
             /* box is optional: an absent box (0) is left out, never written as "none", which
              * would not decode again (found by fuzz_action_decode). */
-            json_t *m = json_pack("{s:i}", "move_time", c->maneuver.move_time);
+            json_t *m = c->maneuver_name[0]
+                            ? json_pack("{s:s}", "name", c->maneuver_name)
+                            : json_pack("{s:i}", "move_time", c->maneuver.move_time);
             if (c->maneuver.box)
                 json_object_set_new(m, "box", json_string(mr_box_maneuver_name(c->maneuver.box)));
             json_object_set_new(o, "maneuver", m);
@@ -210,7 +221,7 @@ json_t *mr_round_encode(const void *action) {
     }
     json_t *list = json_array();
     for (int i = 0; i < r->ncombatants; i++)
-        json_array_append_new(list, combatant_json(&r->c[i]));
+        json_array_append_new(list, mr_combatant_encode(&r->c[i]));
     json_object_set_new(o, "combatants", list);
     return o;
 }

@@ -50,11 +50,28 @@ int mr_attack_spec_decode(const json_t *obj, const char *prefix, mr_attack_spec 
     static const char *const kinds[] = {"striking", "missile", NULL};
     static const char *const spells[] = {"fiery-blast", "lightning-bolt", "stones-fly", NULL};
     static const char *const attackers[] = {"character", "denizen", NULL};
+    static const char *const stat_keys[] = {"kind",   "harm",  "sharpness", "time",
+                                            "length", "spell", "alerted",   NULL};
     int who = MR_UNSET;
     memset(a, 0, sizeof *a);
     a->present = true;
     a->s.length = MR_UNSET;
     a->attacker_denizen = MR_UNSET;
+    a->alerted = MR_UNSET;
+    a->red_side_up = MR_UNSET;
+    for (const char *const *k = stat_keys; *k; k++)
+        if (present(obj, *k)) a->stats_given = true;
+    if (!a->stats_given && present(obj, "name")) {
+        /* {"name", "box"?}: an attack of the attacker's kit, its stats taken from there */
+        if (mr_in_box(obj, prefix, "box", false, &a->box, err) != 0 ||
+            mr_in_name(obj, prefix, "name", a->name, err) != 0 ||
+            mr_in_enum(obj, prefix, "attacker", false, attackers, 0, &who, err) != 0 ||
+            mr_in_tri(obj, prefix, "red_side_up", &a->red_side_up, err) != 0)
+            return -1;
+        a->attacker_denizen = who;
+        return 0;
+    }
+    a->stats_given = true;
     if (mr_in_enum(obj, prefix, "kind", true, kinds, MR_STRIKING, &a->s.kind, err) != 0 ||
         mr_in_level(obj, prefix, "harm", true, MR_L, &a->s.harm, err) != 0 ||
         read_int(obj, prefix, "sharpness", false, 0, 3, &a->s.sharpness, err) != 0 ||
@@ -74,6 +91,16 @@ int mr_attack_spec_decode(const json_t *obj, const char *prefix, mr_attack_spec 
 }
 
 void mr_attack_spec_encode(const mr_attack_spec *a, json_t *o) {
+    if (!a->stats_given) {
+        json_object_set_new(o, "name", json_string(a->name));
+        if (a->box) json_object_set_new(o, "box", json_string(mr_box_attack_name(a->box)));
+        if (a->attacker_denizen != MR_UNSET)
+            json_object_set_new(o, "attacker",
+                                json_string(a->attacker_denizen ? "denizen" : "character"));
+        if (a->red_side_up != MR_UNSET)
+            json_object_set_new(o, "red_side_up", json_boolean(a->red_side_up));
+        return;
+    }
     json_object_set_new(o, "kind", json_string(a->s.kind == MR_MISSILE ? "missile" : "striking"));
     json_object_set_new(o, "harm", json_string(mr_level_name(a->s.harm)));
     json_object_set_new(o, "sharpness", json_integer(a->s.sharpness));
@@ -294,13 +321,21 @@ int mr_run_spec_decode(const json_t *obj, const char *prefix, bool round_entry, 
     static const char *const withs[] = {"move", "boots", "horse", NULL};
     json_t *attackers = NULL;
     memset(r, 0, sizeof *r);
+    r->move_time = MR_UNSET;
     if ((round_entry && mr_in_id(obj, prefix, "unit", true, r->unit, err) != 0) ||
-        read_int(obj, prefix, "move_time", true, 0, MR_TIME_MAX, &r->move_time, err) != 0 ||
+        mr_in_name(obj, prefix, "maneuver", r->maneuver, err) != 0 ||
+        read_int(obj, prefix, "move_time", false, 0, MR_TIME_MAX, &r->move_time, err) != 0 ||
         mr_in_enum(obj, prefix, "with", false, withs, MR_WITH_MOVE, &r->with, err) != 0)
         return -1;
     if (json_in_bool(obj, prefix, "flying", false, &r->flying) != 0 ||
         json_in_array(obj, prefix, "attackers", !round_entry, MR_ATTACKERS_MAX, &attackers) != 0)
         return take(err);
+    if (r->maneuver[0] && r->move_time != MR_UNSET) {
+        char path[JSON_IN_PATH_MAX];
+        json_in_path(path, prefix, "move_time");
+        api_error_field(err, path, "absent: the maneuver named gives the move time");
+        return -1;
+    }
     r->attackers_given = attackers != NULL;
     char path[JSON_IN_PATH_MAX];
     json_in_path(path, prefix, "attackers");
@@ -317,7 +352,8 @@ int mr_run_spec_decode(const json_t *obj, const char *prefix, bool round_entry, 
 void mr_run_spec_encode(const mr_run_spec *r, json_t *o) {
     static const char *const withs[] = {"move", "boots", "horse"};
     if (r->unit[0]) json_object_set_new(o, "unit", json_string(r->unit));
-    json_object_set_new(o, "move_time", json_integer(r->move_time));
+    if (r->maneuver[0]) json_object_set_new(o, "maneuver", json_string(r->maneuver));
+    if (r->move_time != MR_UNSET) json_object_set_new(o, "move_time", json_integer(r->move_time));
     json_object_set_new(o, "with", json_string(withs[r->with]));
     json_object_set_new(o, "flying", json_boolean(r->flying));
     if (!r->attackers_given) return;

@@ -2,7 +2,8 @@
  * copy-on-write state, and the session options.
  *
  * Character: {"id", "side", "kind": "character", "name"?, "vulnerability", "armor"?: [{"toughness",
- *   "state"?, "protects"?, "name"?}], "horse"?: {...}, "flying"?, "wounds"?, "status"?}
+ *   "state"?, "protects"?, "name"?}], "horse"?: {...}, "flying"?, "wounds"?, "status"?,
+ *   "attacks"?: [...], "maneuvers"?: [...]} (the kit: kit.c)
  * Denizen: {"id", "side", "kind": "denizen", "name"?, "vulnerability", "armored"?, "move_time",
  *   "attack": {"kind"?, "harm", "sharpness"?, "time", "length"?}, "other_side"?: {"attack",
  *   "move_time"}, "flying"?, "red_side_up"?, "horse"?: {...}, "status"?}
@@ -31,14 +32,6 @@ bool mr_armor_protects(const mr_armor *a, int box) {
 static int take(api_error *err) {
     json_in_take_error(err);
     return -1;
-}
-
-static int read_int(const json_t *obj, const char *prefix, const char *name, bool required, int lo,
-                    int hi, int *out, api_error *err) {
-    int64_t v = *out;
-    if (json_in_int(obj, prefix, name, required, lo, hi, &v) != 0) return take(err);
-    *out = (int)v;
-    return 0;
 }
 
 static int read_bool(const json_t *obj, const char *prefix, const char *name, bool *out,
@@ -119,7 +112,7 @@ static int read_horse(const json_t *obj, const char *prefix, mr_horse *h, api_er
     h->present = true;
     if (json_in_only_keys(obj, prefix, keys, err) != 0 ||
         mr_in_level(obj, prefix, "vulnerability", true, MR_L, &h->vulnerability, err) != 0 ||
-        read_int(obj, prefix, "move_time", true, 0, MR_TIME_MAX, &h->move_time, err) != 0 ||
+        mr_in_int(obj, prefix, "move_time", true, 0, MR_TIME_MAX, &h->move_time, err) != 0 ||
         read_bool(obj, prefix, "armored", &h->armored, err) != 0 ||
         mr_in_name(obj, prefix, "name", h->name, err) != 0 ||
         mr_in_enum(obj, prefix, "status", false, status_names, 0, &status, err) != 0)
@@ -150,9 +143,9 @@ static int read_attack_stats(const json_t *obj, const char *prefix, mr_attack_st
         mr_in_enum(obj, prefix, "kind", false, attack_kind_names, MR_STRIKING, &a->kind, err) !=
             0 ||
         mr_in_level(obj, prefix, "harm", true, MR_L, &a->harm, err) != 0 ||
-        read_int(obj, prefix, "sharpness", false, 0, 3, &a->sharpness, err) != 0 ||
-        read_int(obj, prefix, "time", true, 0, MR_TIME_MAX, &a->time, err) != 0 ||
-        read_int(obj, prefix, "length", false, 0, LENGTH_MAX, &a->length, err) != 0)
+        mr_in_int(obj, prefix, "sharpness", false, 0, 3, &a->sharpness, err) != 0 ||
+        mr_in_int(obj, prefix, "time", true, 0, MR_TIME_MAX, &a->time, err) != 0 ||
+        mr_in_int(obj, prefix, "length", false, 0, LENGTH_MAX, &a->length, err) != 0)
         return -1;
     return 0;
 }
@@ -176,8 +169,8 @@ static int read_other_side(const json_t *obj, const char *prefix, mr_unit *u, ap
     json_in_path(path, prefix, "attack");
     u->has_other_side = true;
     return read_attack_stats(atk, path, &u->other_attack, err) != 0 ||
-                   read_int(obj, prefix, "move_time", true, 0, MR_TIME_MAX, &u->other_move_time,
-                            err) != 0
+                   mr_in_int(obj, prefix, "move_time", true, 0, MR_TIME_MAX, &u->other_move_time,
+                             err) != 0
                ? -1
                : 0;
 }
@@ -186,8 +179,8 @@ static int read_other_side(const json_t *obj, const char *prefix, mr_unit *u, ap
 static int read_unit(const json_t *obj, const char *path, mr_unit *u, api_error *err) {
     static const char *const bystander_keys[] = {"id", "side", NULL};
     static const char *const character_keys[] = {
-        "id",     "side",   "kind",   "name", "vulnerability", "armor", "horse",
-        "flying", "wounds", "status", NULL};
+        "id",     "side",   "kind",   "name",    "vulnerability", "armor", "horse",
+        "flying", "wounds", "status", "attacks", "maneuvers",     NULL};
     static const char *const denizen_keys[] = {
         "id",     "side",       "kind",   "name",  "vulnerability", "armored", "move_time",
         "attack", "other_side", "flying", "horse", "red_side_up",   "status",  NULL};
@@ -226,7 +219,7 @@ static int read_unit(const json_t *obj, const char *path, mr_unit *u, api_error 
     if (u->kind == MR_KIND_CHARACTER) {
         json_t *armor = NULL;
         if (json_in_array(obj, path, "armor", false, MR_ARMOR_MAX, &armor) != 0) return take(err);
-        if (read_int(obj, path, "wounds", false, 0, 1000, &u->wounds, err) != 0) return -1;
+        if (mr_in_int(obj, path, "wounds", false, 0, 1000, &u->wounds, err) != 0) return -1;
         json_in_path(sub, path, "armor");
         size_t i;
         json_t *a;
@@ -235,12 +228,12 @@ static int read_unit(const json_t *obj, const char *path, mr_unit *u, api_error 
             json_in_path_index(item, sub, i);
             if (mr_armor_decode(a, item, true, &u->armor[u->narmor++], err) != 0) return -1;
         }
-        return 0;
+        return mr_kit_read(obj, path, u, err);
     }
     json_t *attack = NULL, *other = NULL;
     bool red = false;
     if (read_bool(obj, path, "armored", &u->armored, err) != 0 ||
-        read_int(obj, path, "move_time", true, 0, MR_TIME_MAX, &u->move_time, err) != 0 ||
+        mr_in_int(obj, path, "move_time", true, 0, MR_TIME_MAX, &u->move_time, err) != 0 ||
         read_bool(obj, path, "red_side_up", &red, err) != 0)
         return -1;
     if (json_in_object(obj, path, "attack", true, &attack) != 0 ||
@@ -292,6 +285,7 @@ json_t *mr_unit_to_json(const mr_unit *u) {
             json_array_append_new(armor, mr_armor_encode(&u->armor[i], true));
         json_object_set_new(o, "armor", armor);
         json_object_set_new(o, "wounds", json_integer(u->wounds));
+        mr_kit_write(u, o);
         return o;
     }
     json_object_set_new(o, "armored", json_boolean(u->armored));

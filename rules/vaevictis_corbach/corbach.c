@@ -51,7 +51,7 @@ static json_t *formations_new(const json_t *list, api_error *err) {
 }
 
 static json_t *vc_init_state(const json_t *options, const json_t *setup, api_error *err) {
-    static const char *const setup_keys[] = {"units", "map", "formations", NULL};
+    static const char *const setup_keys[] = {"units", "map", "formations", "turn", NULL};
     if (vc_options_check(options, err) != 0 ||
         json_in_only_keys(setup, "setup", setup_keys, err) != 0)
         return NULL;
@@ -75,8 +75,15 @@ static json_t *vc_init_state(const json_t *options, const json_t *setup, api_err
         json_decref(formations);
         return NULL;
     }
-    return json_pack("{s:o, s:o, s:o, s:[]}", "map", map, "units", list, "formations", formations,
-                     "pending");
+    json_t *turn = seq_turn_init_new(&vc_sequence, setup, err);
+    if (!turn) {
+        json_decref(map);
+        json_decref(formations);
+        json_decref(list);
+        return NULL;
+    }
+    return json_pack("{s:o, s:o, s:o, s:[], s:o}", "map", map, "units", list, "formations",
+                     formations, "pending", "turn", turn);
 }
 
 /* ---- fields ------------------------------------------------------------------------------------
@@ -128,6 +135,10 @@ static const rules_field rally_fields[] = {
     {NULL, NULL, 0, NULL},
 };
 
+static const rules_field end_phase_fields[] = {
+    {NULL, NULL, 0, NULL},
+};
+
 static const rules_field vc_option_fields[] = {
     {"morale_dice", "integer", 0,
      "house default 1: a morale test (TM) rolls 1d6 + its modifier and passes at most the "
@@ -155,8 +166,13 @@ static const rules_action vc_actions[] = {
      sizeof(vc_morale_action), vc_morale_decode, vc_morale_encode, vc_morale_resolve, vc_odds_key,
      vc_odds_finish},
     {"rally", "Rally a routed or disorganized unit (12.2, 12.5; house default)", rally_fields,
-     sizeof(vc_morale_action), vc_rally_decode, vc_rally_encode, vc_rally_resolve, vc_odds_key,
-     vc_odds_finish},
+     sizeof(vc_morale_action), seq_end_phase_decode, seq_end_phase_encode, vc_rally_resolve,
+     vc_odds_key, vc_odds_finish},
+    {"end_phase",
+     "End the phase (its player; in marching movement and rally each side its own part; or the "
+     "referee): the next phase, player-turn or turn",
+     end_phase_fields, 1, seq_end_phase_decode, seq_end_phase_encode, vc_end_phase_resolve, NULL,
+     NULL},
 };
 
 static const char *const vc_sources[] = {
@@ -208,21 +224,32 @@ const ruleset ruleset_vaevictis_corbach = {
     /* 2 (issue 20): a turn in place is applied to the state; a road across a stream is a
      * bridge; infantry in a village moves and assaults into its flank hexes; changed_order is
      * refused outside a stack in an enemy ZoC. Logs of version 1 may re-adjudicate otherwise. */
-    .version = 2,
+    /* 3 (issue 23): the chart's sequence of play; state.turn; end_phase. */
+    .version = 3,
     .description =
         "Corbach 1760 on its published charts (Vae Victis 142): movement priced on the Terrain "
         "Effects Table, artillery fire on the Artillery Table and assaults on the Combat Results "
         "Table with every modifier named, results applied (step losses, disorganisation, morale "
         "tests, retreats left to the owning side, the starred cavalry rule, elimination). "
+        "Sequence of play (the chart's): A. marching movement and B. rally, both sides, each "
+        "ending its own part; C. each player in turn (setup.turn.order, house default the order "
+        "of setup.units) plays the activations of formations (fire and move; the inactive "
+        "player's reaction fire and reaction moves), the army commander's movement and combat; "
+        "D. end of turn; a pending retreat or a morale test by the side whose unit takes it in "
+        "any phase (house default); activation tests and command checks are left to the players "
+        "(house default: not rolled); out-of-turn actions get 409 not_your_turn or 422 "
+        "wrong_phase, the referee's are logged as overrides. "
         "Actions: move, fire, melee, retreat (a pending decision: other actions get 409 "
-        "retreat_pending), morale, rally. Setup: map {columns: [first, last], rows: [first, "
+        "retreat_pending), morale, rally, end_phase. Setup: map {columns: [first, last], rows: "
+        "[first, "
         "last], columns_shifted?: even|odd, default_terrain?, hexes?: {\"1204\": {terrain: "
         "clear|woods|village, level?: 0-9}}, hexsides?: [{hexes: [a, b], features: [road, "
         "sunken_road, stream, bridge, slope]}]}; units {id, side, type: line_infantry|"
         "light_infantry|heavy_cavalry|light_cavalry|artillery, calibre (artillery, pounds), hex, "
         "facing: n|ne|se|s|sw|nw, strength (steps), morale, state?: good|disorganized|routed|"
         "march_column, formation?, commander?, movement?, bonus? (heavy cavalry)}; formations? "
-        "[{id, side?, demoralized?}]. What the charts leave out is a labelled house default "
+        "[{id, side?, demoralized?}]; turn? {order?, phases?}. What the charts leave out is a "
+        "labelled house default "
         "(morale test, rally, movement points, facing zones, ZoC, ranges, retreats). Details: "
         "docs/rules/vaevictis-corbach-1760.md.",
     .actions = vc_actions,
@@ -230,5 +257,6 @@ const ruleset ruleset_vaevictis_corbach = {
     .options_fields = vc_option_fields,
     .sources = vc_sources,
     .init_state = vc_init_state,
+    .sequence = &vc_sequence,
     .sample_setup = vc_sample_setup,
 };

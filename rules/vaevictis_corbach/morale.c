@@ -126,17 +126,7 @@ int vc_morale_resolve(const rules_ctx *ctx, const void *action, rules_outcome *o
 /* ---- the `rally` action ------------------------------------------------------------------------
  */
 
-int vc_rally_decode(const json_t *fields, void *out, api_error *err) {
-    static const char *const keys[] = {NULL};
-    (void)out;
-    return json_in_only_keys(fields, "", keys, err);
-}
-
-json_t *vc_rally_encode(const void *action) {
-    (void)action;
-    return json_object();
-}
-
+/* Its fields: none (the unit is the action's; seq_end_phase_decode/encode, vc_actions). */
 int vc_rally_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out, api_error *err) {
     (void)action;
     vc_army army;

@@ -21,6 +21,7 @@
 #include "protocol/api_error.h"
 #include "protocol/limits.h"
 #include "rules/common/hex.h"
+#include "rules/common/sequence.h"
 #include "rules/common/terms.h"
 #include "rules/ruleset.h"
 
@@ -281,9 +282,12 @@ typedef struct vc_morale_action {
 int vc_morale_decode(const json_t *fields, void *out, api_error *err);
 json_t *vc_morale_encode(const void *action);
 int vc_morale_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out, api_error *err);
-int vc_rally_decode(const json_t *fields, void *out, api_error *err);
-json_t *vc_rally_encode(const void *action);
 int vc_rally_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out, api_error *err);
+
+/* The sequence of play (sequence.c): the chart's, and the end_phase action. */
+extern const seq_play vc_sequence;
+int vc_end_phase_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out,
+                         api_error *err);
 
 /* Odds (odds.c). */
 json_t *vc_odds_key(const json_t *result, char *label, size_t cap);

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   sharedDaemonAndBrowser, newPage, screenshot, assertNoPageErrors, openSession, actionForm,
-  createFromScenario, linkOf,
+  createFromScenario, linkOf, endPhases, postActions,
 } from './lib/harness.mjs';
 
 const shared = sharedDaemonAndBrowser();
@@ -43,8 +43,11 @@ async function counterInHex(page, unit, hex) {
 
 test('hex map: corbach terrain, counters in their hexes, pick to fill, move and fire', async () => {
   const { created } = await createFromScenario(shared.daemon.base, 'vaevictis-corbach-1760-skirmish');
+  // The referee ends the marching movement and the rally: the French activations come next.
+  await endPhases(shared.daemon.base, created, 2);
   const page = await newPage(shared.browser);
   await openSession(page, linkOf(shared.daemon.base, created, 'french'));
+  await page.locator('#turn-banner .turn-text', { hasText: 'Your turn: french, Activations' }).waitFor();
   const map = page.locator('svg.hexmap');
   await map.waitFor();
   assert.equal(await map.locator('.hex').count(), 7 * 9, 'columns 10-16 by rows 1-9');
@@ -90,7 +93,7 @@ test('hex map: corbach terrain, counters in their hexes, pick to fill, move and 
   await fire.getByRole('button', { name: 'Resolve' }).click();
   await fire.locator('.outcome .summary').waitFor();
   assert.match(await fire.locator('.outcome .summary').textContent(), /^fr-guns \(12-pounder\) fires at al-hanover/);
-  const entry = page.locator('.log-entry[data-seq="2"]');
+  const entry = page.locator('.log-entry[data-seq="4"]');
   await entry.waitFor();
   assert.match(await entry.locator('.dice').textContent(), /artillery\s*1d6/);
   assert.match(await entry.locator('.mods-line').textContent(), /-1 village/);
@@ -106,7 +109,10 @@ test('hex map: corbach terrain, counters in their hexes, pick to fill, move and 
   await until(() => counterInHex(page, 'fr-line', '1205'), 'fr-line redrawn in 1205');
   assert.match(await page.locator('table.units tr[data-unit="fr-line"]').textContent(), /1205/);
 
-  // Assault: the leader, a friend (joins the attackers), an enemy (its hex is the defender).
+  // Assault, in the combat phase (after the army commander's movement): the leader, a friend
+  // (joins the attackers), an enemy (its hex is the defender).
+  await endPhases(shared.daemon.base, created, 2, 'french');
+  await page.locator('#turn-banner .turn-text', { hasText: 'Your turn: french, Combat' }).waitFor();
   const melee = await actionForm(page, 'melee');
   await map.locator('.unit[data-unit="fr-line"]').click();
   await map.locator('.unit[data-unit="fr-chasseurs"]').click();
@@ -192,7 +198,10 @@ test('table plan: horse-and-musket, facing as drawn', async () => {
 });
 
 test('unit table and manual dice: magic-realm round with the example dice', async () => {
-  const { created } = await createFromScenario(shared.daemon.base, 'magic-realm-sharks-with-wings');
+  const { created, scenario } = await createFromScenario(shared.daemon.base, 'magic-realm-sharks-with-wings');
+  // The first round's plays (steps 1-5: each side plays its units and ends its part), through
+  // the API; the page resolves the round (step 6).
+  await postActions(shared.daemon.base, created, scenario.actions.slice(0, 5));
   const page = await newPage(shared.browser);
   await openSession(page, linkOf(shared.daemon.base, created, 'referee'));
   assert.equal(await page.locator('#board svg').count(), 0, 'no drawing: the state has no positions');
@@ -202,7 +211,7 @@ test('unit table and manual dice: magic-realm round with the example dice', asyn
 
   const round = await actionForm(page, 'round');
   assert.ok(await round.locator('.field.dice').isVisible(), 'manual mode: the dice field is shown');
-  await round.getByLabel('Example from a scenario').selectOption({ label: 'magic-realm-sharks-with-wings, step 1 (as referee)' });
+  await round.getByLabel('Example from a scenario').selectOption({ label: 'magic-realm-sharks-with-wings, step 6 (as referee)' });
   await round.getByRole('button', { name: 'Fill in' }).click();
   assert.deepEqual(await round.getByLabel('dice (manual mode)').inputValue(), '4 1 5 2 3 1');
   // Without its dice the action is refused, and the page says which dice it needs.
@@ -215,7 +224,7 @@ test('unit table and manual dice: magic-realm round with the example dice', asyn
   await round.getByLabel('dice (manual mode)').fill('4 1 5 2 3 1');
   await round.getByRole('button', { name: 'Resolve' }).click();
   await round.locator('.outcome .summary').waitFor();
-  const entry = page.locator('.log-entry[data-seq="2"]');
+  const entry = page.locator('.log-entry[data-seq="7"]');
   await entry.waitFor();
   assert.match(await entry.locator('.dice').textContent(), /stumble\s*2d6h\s*\[4, 1\]\s*=\s*4\s*manual/);
   await until(async () => (await table.locator('tr[data-unit="white-knight"]').textContent()) !== knightBefore, 'the unit table updated');

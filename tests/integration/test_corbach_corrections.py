@@ -75,9 +75,10 @@ def test_a_turn_in_place_is_applied_and_verifies(umpire):
     rep = expect(umpire.get(f"/v1/sessions/{sid}/verify", token=ref), 200)
     assert rep["ok"] is True and rep["actions_readjudicated"] == 3, rep
     events = umpire.events(sid, token=ref)[0]
-    # the log says which rules adjudicated it: version 2 applies a turn in place (issue 20)
-    assert [e["data"]["ruleset_version"] for e in events[1:]] == [2, 2, 2]
-    assert umpire.session(sid, token=ref)["ruleset_version"] == 2
+    # the log says which rules adjudicated it: version 2 applied a turn in place (issue 20),
+    # version 3 (issue 23, the sequence of play) still does; the moves are the marching movement's
+    assert [e["data"]["ruleset_version"] for e in events[1:]] == [3, 3, 3]
+    assert umpire.session(sid, token=ref)["ruleset_version"] == 3
 
 
 def test_a_road_across_a_stream_is_a_bridge(umpire):
@@ -124,6 +125,7 @@ def test_changed_order_needs_a_stack_in_an_enemy_zoc(umpire):
     """Item 4: d at 1205 facing s has 1206 in its ZoC; a1 alone there may not claim a change of
     order; stacked with a2 it may (-2)."""
     alone = small_setup([unit("a1", "french", "1206", "n"), unit("d", "allies", "1205", "s")])
+    alone["turn"] = {"phases": ["combat"]}  # setup.turn: a session of the combat phase only
     sid, tok = create(umpire, alone)
     ref, fr = tok["referee"], tok["sides"]["french"]
     # the dice the old module took (1 - 2 = -1: attacker 1-TM+2-R1, and a1's test)

@@ -43,8 +43,17 @@ def by(result, attacker):
     return next(a for a in result["attacks"] if a.get("attacker") == attacker)
 
 
+# Situation 10's rounds given whole (the referee's form: in the Plays phase each is a logged
+# override); the scenario plays the same rounds in turn order (test_magic_realm_turns.py).
+ROUNDS = json.loads('[{"as": "referee", "type": "round", "order": "length", "runs": [{"unit": "white-knight", "move_time": 4}], "combatants": [{"unit": "white-knight", "maneuver": {"box": "dodge", "move_time": 6}, "attacks": [{"target": "bat-1", "box": "swing", "kind": "striking", "harm": "T", "time": 6, "length": 8, "name": "Great Sword"}]}, {"unit": "bat-1", "box": "thrust", "target": "white-knight"}, {"unit": "bat-2", "box": "smash", "target": "white-knight"}], "dice": [4, 1, 5, 2, 3, 1]}, {"as": "referee", "type": "round", "runs": [{"unit": "white-knight", "move_time": 6}], "combatants": [{"unit": "white-knight", "maneuver": {"box": "dodge", "move_time": 4}, "attacks": [{"target": "bat-1", "box": "swing", "kind": "striking", "harm": "T", "time": 6, "length": 8, "name": "Great Sword"}]}, {"unit": "bat-1", "box": "swing", "target": "white-knight"}, {"unit": "bat-2", "box": "thrust", "target": "white-knight", "change_tactics": true}], "dice": [6, 3, 4, 4, 4, 2, 5, 1]}, {"as": "referee", "type": "round", "runs": [{"unit": "white-knight", "move_time": 6}], "combatants": [{"unit": "white-knight", "maneuver": {"box": "dodge", "move_time": 4}, "attacks": [{"target": "bat-2", "box": "swing", "kind": "striking", "harm": "T", "time": 6, "length": 8, "name": "Great Sword"}]}, {"unit": "bat-2", "box": "smash", "target": "white-knight"}], "dice": [2, 1, 1, 1]}, {"as": "referee", "type": "round", "runs": [{"unit": "white-knight", "move_time": 6}], "combatants": [{"unit": "white-knight", "maneuver": {"box": "dodge", "move_time": 5}, "attacks": [{"target": "bat-2", "box": "swing", "kind": "striking", "harm": "T", "time": 5, "length": 8, "name": "Great Sword"}]}, {"unit": "bat-2", "box": "swing", "target": "white-knight"}], "dice": [6, 6, 6, 1, 6, 2]}, {"as": "knight", "type": "run", "unit": "white-knight", "move_time": 5, "attackers": ["bat-2"], "dice": [2, 2]}]')
+# The knight's own run names the maneuver of his kit (Move H5*: move time 5): a side's raw move
+# time is refused (kit_required).
+ROUNDS[4].pop("move_time")
+ROUNDS[4]["maneuver"] = "Move H5*"
+
+
 def action(i):
-    body = dict(SHARKS["actions"][i])
+    body = dict(ROUNDS[i])
     body.pop("as")
     return body
 
@@ -52,9 +61,9 @@ def action(i):
 def test_the_ruleset_describes_itself(umpire):
     listed = expect(umpire.get("/v1/rulesets"), 200)["rulesets"]
     mr = next(r for r in listed if r["id"] == "magic-realm")
-    assert mr["actions"] == ["attack", "run", "round"]
+    assert mr["actions"] == ["attack", "run", "round", "play", "end_phase"]
     d = expect(umpire.get("/v1/rulesets/magic-realm"), 200)
-    assert d["id"] == "magic-realm" and d["version"] == 2 and d["description"]
+    assert d["id"] == "magic-realm" and d["version"] == 3 and d["description"]
     fields = {a["type"]: {f["name"]: f for f in a["fields"]} for a in d["actions"]}
     for name in ("attack.kind", "attack.harm", "attack.sharpness", "attack.time", "attack.spell",
                  "attack.alerted", "target.kind", "target.vulnerability", "target.armored",
@@ -150,7 +159,9 @@ def test_seeded_round_dice_recompute_and_verify(umpire):
     body = action(1)
     body.pop("dice")
     out = act(umpire, sid, ref, body)
-    assert out["summary"].startswith("Round: white-knight runs")
+    # the referee's round in the Plays phase: an override, its ruling first
+    assert out["summary"].startswith("Referee's ruling, out of sequence")
+    assert "Round: white-knight runs" in out["summary"]
     events = umpire.events(sid, token=ref)[0]
     dice = events[-1]["data"]["dice"]
     assert [d["purpose"] for d in dice][0] == "stumble"
@@ -167,8 +178,21 @@ def test_seeded_round_dice_recompute_and_verify(umpire):
 
 def test_attack_between_units_changes_the_state(umpire):
     sid, tok = create(umpire)
-    knight = tok["sides"]["knight"]
-    out = act(umpire, sid, knight, {
+    knight, ref = tok["sides"]["knight"], tok["referee"]
+    # a single attack is resolved after the plays: each side ends its part of the Plays phase
+    assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
+        "type": "attack", "unit": "white-knight", "target": {"unit": "bat-1"},
+        "attack": {"name": "Great Sword, F H6"}, "hit": "intercept", "dice": [2, 1]},
+        token=knight), 422, "wrong_phase")
+    act(umpire, sid, knight, {"type": "end_phase"})
+    act(umpire, sid, tok["sides"]["monsters"], {"type": "end_phase"})
+    # a side's raw stats are not taken: the attack is one of the unit's kit
+    assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
+        "type": "attack", "unit": "white-knight", "target": {"unit": "bat-1"},
+        "attack": {"kind": "striking", "harm": "T", "time": 4, "name": "Great Sword"},
+        "hit": "intercept", "dice": [2, 1]}, token=knight), 422, "kit_required")
+    # the referee may give any stats
+    out = act(umpire, sid, ref, {
         "type": "attack", "unit": "white-knight", "target": {"unit": "bat-1"},
         "attack": {"kind": "striking", "harm": "T", "time": 4, "name": "Great Sword"},
         "hit": "intercept", "dice": [2, 1]})
@@ -180,7 +204,7 @@ def test_attack_between_units_changes_the_state(umpire):
     err = assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
         "type": "attack", "unit": "white-knight", "target": {"unit": "bat-1"},
         "attack": {"kind": "striking", "harm": "T", "time": 4}, "hit": "intercept",
-        "dice": [2, 1]}, token=knight), 409, "not_applicable", "target.unit")
+        "dice": [2, 1]}, token=ref), 409, "not_applicable", "target.unit")
     assert "dead" in err["message"]
     # a Bat attacks with its counter; the monsters' side acts with its own unit
     out = act(umpire, sid, tok["sides"]["monsters"], {
@@ -284,7 +308,12 @@ def test_errors_a_bot_can_meet(umpire):
     ref, knight = tok["referee"], tok["sides"]["knight"]
     body = action(0)
     body.pop("dice")
-    # a round moves every side's units: the referee's
+    # a round given whole is resolved after the plays, and moves every side's units: the
+    # referee's
+    assert_error(umpire.post(f"/v1/sessions/{sid}/actions", body, token=knight), 422,
+                 "wrong_phase")
+    act(umpire, sid, knight, {"type": "end_phase"})
+    act(umpire, sid, tok["sides"]["monsters"], {"type": "end_phase"})
     assert_error(umpire.post(f"/v1/sessions/{sid}/actions", body, token=knight), 403,
                  "forbidden")
     # manual dice missing: every roll the round needs, in order
@@ -304,11 +333,11 @@ def test_errors_a_bot_can_meet(umpire):
     # 5.2 / 5.1 rules violations name the rule
     err = assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
         "type": "run", "unit": "white-knight", "move_time": 4,
-        "attackers": [{"move_time": 4, "red_side_up": True}], "dice": [1, 1]}, token=knight),
+        "attackers": [{"move_time": 4, "red_side_up": True}], "dice": [1, 1]}, token=ref),
         422, "rules_violation")
     assert "(5.1)" in err["message"]
-    # nothing was written by any of these
-    assert umpire.session(sid, token=ref)["version"] == 1
+    # nothing was written by any of these (the two end_phase only)
+    assert umpire.session(sid, token=ref)["version"] == 3
 
 
 def test_odds_refuse_what_they_cannot_enumerate(umpire):

@@ -25,7 +25,8 @@ REPO = Path(__file__).resolve().parents[2]
 RS = "vaevictis-corbach-1760"
 SKIRMISH = json.loads((REPO / "scenarios" / "vaevictis-corbach-1760-skirmish.json").read_text())
 SETUP = SKIRMISH["session"]["setup"]
-ACTIONS = ["move", "fire", "melee", "retreat", "morale", "rally"]
+ACTIONS = ["move", "fire", "melee", "retreat", "morale", "rally", "end_phase"]
+END = {"type": "end_phase"}
 
 
 def create(umpire, mode="manual", setup=SETUP, options=None, sides=("french", "allies")):
@@ -34,6 +35,24 @@ def create(umpire, mode="manual", setup=SETUP, options=None, sides=("french", "a
 
 def pending(umpire, sid, token):
     return expect(umpire.get(f"/v1/sessions/{sid}", token=token), 200)["state"]["pending"]
+
+
+def turn_of(umpire, sid, token):
+    return expect(umpire.get(f"/v1/sessions/{sid}", token=token), 200)["state"]["turn"]
+
+
+def to_phase(umpire, sid, ref, phase, player="french"):
+    """The referee ends phases until `phase` of `player`'s part of the turn (the chart's
+    sequence of play: marching, rally, then each side's activations, commander, combat; end of
+    turn)."""
+    ended = 0
+    for _ in range(40):
+        t = turn_of(umpire, sid, ref)
+        if t["phase"] == phase and (player is None or t["player"] == player):
+            return ended
+        act(umpire, sid, ref, END)
+        ended += 1
+    raise AssertionError(f"never reached {phase} of {player}")
 
 
 def terms(result):
@@ -49,7 +68,7 @@ def test_the_ruleset_describes_itself(umpire):
     vc = next(r for r in listed if r["id"] == RS)
     assert vc["actions"] == ACTIONS
     d = expect(umpire.get(f"/v1/rulesets/{RS}"), 200)
-    assert d["id"] == RS and d["version"] == 2 and d["description"]
+    assert d["id"] == RS and d["version"] == 3 and d["description"]
     assert [a["type"] for a in d["actions"]] == ACTIONS
     fields = {a["type"]: {f["name"]: f for f in a["fields"]} for a in d["actions"]}
     assert set(fields["move"]) == {"unit", "path"}
@@ -82,11 +101,13 @@ def test_skirmish_at_corbach_with_manual_dice(umpire):
     """Twelve actions with the dice rolled at the table; the state checked unit by unit."""
     sid, tok = create(umpire)
     ref, fr, al = tok["referee"], tok["sides"]["french"], tok["sides"]["allies"]
+    ended = 0  # the referee's end_phase actions, played between the twelve
 
     # 1. The 12-pounders (1307) shell the Hanoverians in the village (1204, level 1), range 3.
     # Artillery Table: village -1 (TET Fire), target one level up -1 (TET Climbing one level,
     # Fire -1), 12-pounder +1 = -1; fired at from straight ahead (no flank). 6 - 1 = 5: TM+2.
     # The test: 2 + 2 = 4 > morale 3: good order -> disorganized.
+    ended += to_phase(umpire, sid, ref, "activations")  # C1: the French fire (1b) and move
     out = act(umpire, sid, fr, {"type": "fire", "unit": "fr-guns", "target": "al-hanover",
                                 "dice": [6, 2]})
     res = out["result"]
@@ -115,6 +136,7 @@ def test_skirmish_at_corbach_with_manual_dice(umpire):
     # (0 -> 1) -1, commander +1, defender's formation (erbprinz) demoralized +1 = +2.
     # 5 + 2 = 7: attacker -, defender 1-TM+2-R1: a step (3 -> 2), TM+2: 1 + 2 = 3 <= 3 passes,
     # and a retreat of one hex left to the Allies.
+    ended += to_phase(umpire, sid, ref, "combat")  # C1.5
     out = act(umpire, sid, fr, {"type": "melee", "unit": "fr-line", "defender": "1204",
                                 "dice": [5, 1]})
     res = out["result"]
@@ -135,8 +157,10 @@ def test_skirmish_at_corbach_with_manual_dice(umpire):
     # Meanwhile every other action waits for the retreat (409 naming it) and writes nothing.
     version = umpire.session(sid, token=ref)["version"]
     err = assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
-        "type": "move", "unit": "fr-cuirassiers", "path": ["1506"]}, token=fr),
+        "type": "melee", "unit": "fr-cuirassiers", "defender": "1504", "dice": [5]}, token=fr),
         409, "retreat_pending")
+    assert_error(umpire.post(f"/v1/sessions/{sid}/actions", END, token=fr), 409,
+                 "retreat_pending")
     assert err["details"]["pending"][0]["unit"] == "al-hanover"
     assert "al-hanover" in err["message"]
     assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
@@ -162,6 +186,7 @@ def test_skirmish_at_corbach_with_manual_dice(umpire):
     assert (res["from"], res["to"], res["hexes"], res["eliminated"]) == ("1204", "1203", 1, False)
     assert pending(umpire, sid, ref) == []
 
+    ended += to_phase(umpire, sid, ref, "activations")  # the next turn's C1
     # 5. The cuirassiers close on the hussars: 1506, 1505 (clear, 1 each), in the hussars' ZoC.
     res = act(umpire, sid, fr, {"type": "move", "unit": "fr-cuirassiers",
                                 "path": ["1506", "1505"]})["result"]
@@ -171,6 +196,7 @@ def test_skirmish_at_corbach_with_manual_dice(umpire):
     # 6. ... and charge. 3 vs 2 is 3:2 +1, morale 4 vs 3 +1, heavy cavalry with its bonus
     # against cavalry +1, every defender light in clear +1 = +4. 5 + 4 = 9: defender 2D-R2*:
     # two steps, the hussars' last: eliminated (no retreat left pending); attacker -.
+    ended += to_phase(umpire, sid, ref, "combat")
     res = act(umpire, sid, fr, {"type": "melee", "unit": "fr-cuirassiers", "defender": "1504",
                                 "dice": [5]})["result"]
     assert terms(res) == [("ratio 3:2", 1), ("morale 4 vs 3", 1),
@@ -185,6 +211,7 @@ def test_skirmish_at_corbach_with_manual_dice(umpire):
     assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
         "type": "morale", "unit": "al-hussars", "dice": [1]}, token=al), 409, "unit_eliminated")
 
+    ended += to_phase(umpire, sid, ref, "activations")
     # 7. The chasseurs wade the stream (1105: clear 1 + stream 1) and climb the heights (1104,
     # level 2 from level 0: clear 1 + climbing two levels 1, and a test for disorganisation:
     # 3 <= morale 3 passes): 4 of 5 MP; 1104 is a front hex of al-hanover at 1203: stop.
@@ -197,6 +224,7 @@ def test_skirmish_at_corbach_with_manual_dice(umpire):
         (4, 5, True, "good")
     assert [(t["roll"], t["passed"]) for t in res["tests"]] == [(3, True)]
 
+    ended += to_phase(umpire, sid, ref, "combat")
     # 8. The chasseurs charge down on 1203: 2 vs 2 1:1 +0, morale 3 vs 3 (no term), defender
     # disorganized +1, going down +1, every attacker light -1, defender's formation demoralized
     # +1 = +2. 1 + 2 = 3: attacker TM, defender TM. The defender's result first: 6 > 3, the
@@ -220,6 +248,7 @@ def test_skirmish_at_corbach_with_manual_dice(umpire):
         (4, 1, False, "march_column", "disorganized")
     assert "house default" in out["result"]["procedure"]
 
+    ended += to_phase(umpire, sid, ref, "rally")  # B. the next turn's rally
     # 10. ... and reorganises: no enemy ZoC reaches 1302, so no test (12.2, house default).
     res = act(umpire, sid, al, {"type": "rally", "unit": "al-brunswick"})["result"]
     assert (res["before"], res["after"], res["test"]) == ("disorganized", "good", None)
@@ -235,6 +264,7 @@ def test_skirmish_at_corbach_with_manual_dice(umpire):
     assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
         "type": "rally", "unit": "al-brunswick"}, token=al), 422, "rules_violation", "unit")
 
+    ended += to_phase(umpire, sid, ref, "activations")
     # 12. Navarre takes the village by the road (1, the village's 2 cancelled) and turns to face
     # the heights on the road, free (footnote 2: "including facing change"). No enemy ZoC
     # reaches into a village (TET: Block the ZoC), so it does not stop.
@@ -267,15 +297,18 @@ def test_skirmish_at_corbach_with_manual_dice(umpire):
 
     events = umpire.events(sid, token=ref)[0]
     verify_chain(events)
-    assert len(events) == 13
+    assert len(events) == 13 + ended
     for ev in events[1:]:
         assert_no_floats(ev["data"])
         for d in ev["data"]["dice"]:
             assert d["manual"] is True and d["notation"] == "1d6" and "nonce" not in d
-    assert [d["purpose"] for d in events[1]["data"]["dice"]] == ["artillery", "morale"]
-    assert [d["purpose"] for d in events[3]["data"]["dice"]] == ["combat", "morale"]
+    played = [ev for ev in events[1:] if ev["type"] != "end_phase"]
+    ends = [ev for ev in events[1:] if ev not in played]
+    assert len(ends) == ended and all(ev["data"]["dice"] == [] for ev in ends)
+    assert [d["purpose"] for d in played[0]["data"]["dice"]] == ["artillery", "morale"]
+    assert [d["purpose"] for d in played[2]["data"]["dice"]] == ["combat", "morale"]
     rep = expect(umpire.get(f"/v1/sessions/{sid}/verify", token=ref), 200)
-    assert rep["ok"] is True and rep["actions_readjudicated"] == 12
+    assert rep["ok"] is True and rep["actions_readjudicated"] == 12 + ended
 
 
 def test_setup_is_validated_naming_the_unit_or_field(umpire):
@@ -431,6 +464,7 @@ def test_inline_odds_take_the_setup(umpire):
 def test_sides_and_illegal_paths(umpire):
     sid, tok = create(umpire)
     ref, fr, al = tok["referee"], tok["sides"]["french"], tok["sides"]["allies"]
+    ended = to_phase(umpire, sid, ref, "activations")
     # a side moves its own units only
     err = assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
         "type": "move", "unit": "al-hanover", "path": ["1205"]}, token=fr), 403, "forbidden")
@@ -458,6 +492,7 @@ def test_sides_and_illegal_paths(umpire):
     e = bad_path("fr-guns", ["1306", {"face": "nw"}, "1205"], "path", "costs 4", "has 3")
     assert "+1 stream" in e["message"]
     # an assault with a unit of the other side
+    ended += to_phase(umpire, sid, ref, "combat")
     assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
         "type": "melee", "unit": "fr-chasseurs", "attackers": ["al-jaegers"],
         "defender": "1204", "dice": [1]}, token=fr), 403, "forbidden", "attackers[0]")
@@ -468,7 +503,7 @@ def test_sides_and_illegal_paths(umpire):
     assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
         "type": "move", "unit": "fr-line", "path": [1205]}, token=fr),
         400, "invalid_field", "path[0]")
-    assert umpire.session(sid, token=ref)["version"] == 1
+    assert umpire.session(sid, token=ref)["version"] == 1 + ended
 
 
 def test_the_scenarios_first_action_can_be_repeated(umpire):
@@ -508,3 +543,72 @@ def test_fire_at_range_on_infantry_in_a_village_has_no_flank(umpire):
                                  token=tok["referee"]), 200)
         want = [("village", -1)] + ([("adjacent fire", 1)] if adjacent else [])
         assert terms(ans) == want, (gun_hex, terms(ans))
+
+
+def test_two_turns_in_the_charts_sequence_of_play(umpire):
+    """Two full turns of the chart's SEQUENCE OF PLAY with the sides' own tokens: A. marching
+    movement and B. rally by both sides, each ending its own part; C1/C2 each side's activations,
+    army commander's movement and combat; D. end of turn. Each side's out-of-turn action is
+    refused (409 not_your_turn / 422 wrong_phase) and writes nothing; the referee's is an
+    override, logged."""
+    sid, tok = create(umpire)
+    ref, fr, al = tok["referee"], tok["sides"]["french"], tok["sides"]["allies"]
+    t = turn_of(umpire, sid, ref)
+    assert (t["number"], t["player"], t["phase"], t["order"]) == \
+        (1, "french", "marching", ["french", "allies"])
+    assert sorted(t["acting"]) == ["allies", "french"]
+
+    def refused(token, body, status, code):
+        version = umpire.session(sid, token=ref)["version"]
+        err = assert_error(umpire.post(f"/v1/sessions/{sid}/actions", body, token=token),
+                           status, code)
+        assert umpire.session(sid, token=ref)["version"] == version
+        return err
+
+    def end(token, phase, player, number, new_turn=False):
+        out = act(umpire, sid, token, END)
+        t = turn_of(umpire, sid, ref)
+        assert (t["phase"], t["player"], t["number"]) == (phase, player, number), out
+        assert out["result"]["new_turn"] is new_turn
+        return out
+
+    marches = [["1506"], ["1505"]]
+    for n in (1, 2):
+        # A. marching movement: both sides; no assault in it
+        act(umpire, sid, fr, {"type": "move", "unit": "fr-cuirassiers", "path": marches[n - 1]})
+        act(umpire, sid, al, {"type": "morale", "unit": "al-brunswick", "dice": [1]})
+        err = refused(al, {"type": "melee", "unit": "al-hussars", "defender": "1505",
+                           "dice": [1]}, 422, "wrong_phase")
+        assert "melee" not in err["details"]["allowed"]
+        out = end(fr, "marching", "french", n)          # the French end their part only
+        assert "french has ended its part" in out["summary"], out["summary"]
+        end(al, "rally", "french", n)
+        # B. rally: both sides, each its own part; no movement in it
+        refused(fr, {"type": "move", "unit": "fr-guns", "path": ["1306"]}, 422, "wrong_phase")
+        end(al, "rally", "french", n)
+        end(fr, "activations", "french", n)
+        # C1: the French are active; the Allies may not end their phase
+        err = refused(al, END, 409, "not_your_turn")
+        assert err["details"]["player"] == "french"
+        end(fr, "commander", "french", n)
+        refused(al, {"type": "move", "unit": "al-hussars", "path": ["1503"]}, 409,
+                "not_your_turn")
+        end(fr, "combat", "french", n)
+        if n == 1:
+            # the referee moves Navarre in the combat phase: out of sequence, logged
+            out = act(umpire, sid, ref, {"type": "move", "unit": "fr-line", "path": ["1205"]})
+            assert "no move in the Combat phase" in out["result"]["override"], out["result"]
+            assert out["summary"].startswith("Referee's ruling, out of sequence ("), out["summary"]
+        end(fr, "activations", "allies", n)
+        # C2: the Allies are active
+        refused(fr, END, 409, "not_your_turn")
+        end(al, "commander", "allies", n)
+        refused(fr, {"type": "move", "unit": "fr-guns", "path": ["1306"]}, 409, "not_your_turn")
+        end(al, "combat", "allies", n)
+        refused(fr, {"type": "melee", "unit": "fr-line", "defender": "1204", "dice": [1]}, 409,
+                "not_your_turn")
+        end(al, "end_of_turn", "french", n)
+        # D. end of turn
+        end(fr, "marching", "french", n + 1, new_turn=True)
+    rep = expect(umpire.get(f"/v1/sessions/{sid}/verify", token=ref), 200)
+    assert rep["ok"] is True

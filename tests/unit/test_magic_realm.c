@@ -533,7 +533,11 @@ static const char *const SHARKS =
     "{\"units\": ["
     "{\"id\": \"white-knight\", \"side\": \"knight\", \"kind\": \"character\", \"name\": \"White "
     "Knight\", \"vulnerability\": \"H\", \"armor\": [{\"toughness\": \"H\", \"name\": \"suit of "
-    "armor\"}]},"
+    "armor\"}], \"attacks\": [{\"name\": \"Great Sword, F H6\", \"kind\": \"striking\", "
+    "\"harm\": \"T\", \"time\": 6, \"length\": 8}, {\"name\": \"Great Sword, F H5*\", "
+    "\"kind\": \"striking\", \"harm\": \"T\", \"time\": 5, \"length\": 8}], \"maneuvers\": "
+    "[{\"name\": \"Move H6\", \"move_time\": 6}, {\"name\": \"Move H5*\", \"move_time\": 5}, "
+    "{\"name\": \"Move H4**\", \"move_time\": 4}]},"
     "{\"id\": \"bat-1\", \"side\": \"monsters\", \"kind\": \"denizen\", \"name\": \"Giant Bat\", "
     "\"vulnerability\": \"H\", \"move_time\": 3, \"attack\": {\"harm\": \"M\", \"time\": 2}, "
     "\"other_side\": {\"attack\": {\"harm\": \"M\", \"time\": 3}, \"move_time\": 2}, \"flying\": "
@@ -697,8 +701,9 @@ static void situation_10_sharks_with_wings(void **state) {
 
     /* Round 5: Move H5* to run (+5 -2 +1 = +4) on 2 or less: rolls 2 and escapes. */
     int64_t d5[] = {2, 2};
-    outcome o = act(st, NULL, "side:knight", "white-knight",
-                    "{\"type\": \"run\", \"move_time\": 5, \"attackers\": [\"bat-2\"]}", d5, 2);
+    outcome o =
+        act(st, NULL, "side:knight", "white-knight",
+            "{\"type\": \"run\", \"maneuver\": \"Move H5*\", \"attackers\": [\"bat-2\"]}", d5, 2);
     assert_int_equal(o.rc, 0);
     assert_int_equal(iget(o.out.result, "drm"), 4);
     assert_string_equal(sget(o.out.result, "outcome"), "completed");
@@ -857,20 +862,21 @@ static void run_rules_5_1_and_5_2(void **state) {
         NULL, &(api_error){0});
     int64_t dice[] = {1, 1};
     /* 5.1: no MOVE chit with a red-side-up Tremendous monster on his sheet */
-    outcome o = act(st, NULL, "side:a", "elf",
+    /* raw move times: the referee's (a side names a maneuver of its kit: kit_required below) */
+    outcome o = act(st, NULL, "referee", "elf",
                     "{\"type\": \"run\", \"move_time\": 2, \"attackers\": [\"troll\"]}", dice, 2);
     assert_int_equal(o.rc, -1);
     assert_int_equal(o.err.status, 422);
     assert_non_null(strstr(o.err.message, "(5.1)"));
     outcome_clear(&o);
     o = act(
-        st, NULL, "side:a", "elf",
+        st, NULL, "referee", "elf",
         "{\"type\": \"run\", \"move_time\": 2, \"with\": \"boots\", \"attackers\": [\"troll\"]}",
         dice, 2);
     assert_int_equal(o.rc, 0);
     outcome_clear(&o);
     /* 5.2: a rider runs with his horse only */
-    o = act(st, NULL, "side:a", "knight",
+    o = act(st, NULL, "referee", "knight",
             "{\"type\": \"run\", \"move_time\": 4, \"with\": \"boots\", \"attackers\": "
             "[{\"move_time\": 4}]}",
             dice, 2);
@@ -878,9 +884,7 @@ static void run_rules_5_1_and_5_2(void **state) {
     assert_non_null(strstr(o.err.message, "(5.2)"));
     outcome_clear(&o);
     o = act(st, NULL, "side:a", "knight",
-            "{\"type\": \"run\", \"move_time\": 4, \"with\": \"horse\", \"attackers\": "
-            "[{\"move_time\": 4}]}",
-            dice, 2);
+            "{\"type\": \"run\", \"with\": \"horse\", \"attackers\": [\"troll\"]}", dice, 2);
     assert_int_equal(o.rc, 0);
     outcome_clear(&o);
     json_decref(st);
@@ -1140,7 +1144,7 @@ static void bad_input_names_the_field(void **state) {
         {"{\"type\": \"round\", \"combatants\": [{\"unit\": \"bat-1\", \"box\": \"swing\", "
          "\"target\": \"white-knight\"}]}",
          422, "combatants[0].target"},
-        {"{\"type\": \"round\", \"combatants\": []}", 400, "combatants"},
+        {"{\"type\": \"round\", \"combatants\": []}", 422, "combatants"}, /* no plays */
     };
     json_t *st = state_of(SHARKS, NULL, &(api_error){0});
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
@@ -1201,10 +1205,12 @@ static void the_ruleset_describes_itself(void **state) {
     json_t *d = ruleset_describe_new(rs());
     assert_string_equal(sget(d, "id"), "magic-realm");
     json_t *actions = json_object_get(d, "actions");
-    assert_int_equal(json_array_size(actions), 3);
+    assert_int_equal(json_array_size(actions), 5);
     assert_string_equal(sget(json_array_get(actions, 0), "type"), "attack");
     assert_string_equal(sget(json_array_get(actions, 1), "type"), "run");
     assert_string_equal(sget(json_array_get(actions, 2), "type"), "round");
+    assert_string_equal(sget(json_array_get(actions, 3), "type"), "play");
+    assert_string_equal(sget(json_array_get(actions, 4), "type"), "end_phase");
     assert_int_equal(json_array_size(json_object_get(d, "options")), 4);
     json_decref(d);
 }

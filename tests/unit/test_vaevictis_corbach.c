@@ -2303,6 +2303,142 @@ static void issue20_changed_order_needs_a_stack_in_an_enemy_zoc(void **state) {
     }
 }
 
+/* ---- the sequence of play (the chart's) ------------------------------------------------------ */
+
+#define SEQ_UNITS                                                                                  \
+    "[" U("fr", "french", "line_infantry", "0512", "n", 4, 3,                                      \
+          "") "," U("al", "allies", "line_infantry", "1501", "s", 4, 3, "") "]"
+#define END_PHASE          "{\"type\": \"end_phase\"}"
+#define MOVE_ROW(col, row) "{\"type\": \"move\", \"path\": [\"" col "%02d\"]}", (row)
+
+/* Resolves as `actor` and, when it passes, replaces *state by the state after. */
+static outcome seq_play_as(json_t **state, const char *actor, const char *unit, const char *action,
+                           const char *what) {
+    outcome o = act_as(*state, NULL, actor, unit, action, NULL, 0);
+    expect_ok(&o, what);
+    json_decref(*state);
+    *state = json_incref(o.out.new_state);
+    return o;
+}
+
+static void seq_ok(json_t **state, const char *actor, const char *unit, const char *action,
+                   const char *what) {
+    outcome o = seq_play_as(state, actor, unit, action, what);
+    outcome_clear(&o);
+}
+
+static void seq_refused(const json_t *state, const char *actor, const char *unit,
+                        const char *action, int status, const char *code, const char *what) {
+    outcome o = act_as(state, NULL, actor, unit, action, NULL, 0);
+    expect_error(&o, status, code, NULL, what);
+    assert_int_equal(o.dice_drawn, 0);
+    outcome_clear(&o);
+}
+
+static void expect_phase(const json_t *state, long number, const char *player, const char *phase,
+                         const char *what) {
+    const json_t *t = json_object_get(state, "turn");
+    if (iget(t, "number") != number || strcmp(sget(t, "player"), player) != 0 ||
+        strcmp(sget(t, "phase"), phase) != 0)
+        fail_msg("%s: expected turn %ld, %s, %s; got %ld, %s, %s", what, number, player, phase,
+                 iget(t, "number"), sget(t, "player"), sget(t, "phase"));
+}
+
+/* Two full turns of the chart's sequence: A. marching movement and B. rally by both sides, each
+ * ending its own part; C1/C2 each side's activations (the inactive side's reaction move allowed),
+ * army commander's movement and combat; D. end of turn. Each side's out-of-turn action is refused
+ * (409 not_your_turn / 422 wrong_phase) before any die; the referee's override is logged. */
+static void sequence_two_full_turns(void **st) {
+    (void)st;
+    json_t *s = mkstate(NULL, NULL, SEQ_UNITS, NULL);
+    expect_phase(s, 1, "french", "marching", "a new session");
+    int fr_row = 12, al_row = 1; /* each move one hex forward: fr north, al south */
+    char fr_move[64], al_move[64];
+#define FR_MOVE (snprintf(fr_move, sizeof fr_move, MOVE_ROW("05", --fr_row)), fr_move)
+#define AL_MOVE (snprintf(al_move, sizeof al_move, MOVE_ROW("15", ++al_row)), al_move)
+    for (long turn = 1; turn <= 2; turn++) {
+        /* A. both sides march; an assault is not of this phase */
+        expect_phase(s, turn, "french", "marching", "A. marching movement");
+        seq_ok(&s, "side:allies", "al", AL_MOVE, "the allies march");
+        seq_ok(&s, "side:french", "fr", FR_MOVE, "the french march");
+        seq_refused(s, "side:allies", "al", "{\"type\": \"melee\", \"defender\": \"0510\"}", 422,
+                    "wrong_phase", "an assault in the marching movement");
+        outcome o = seq_play_as(&s, "side:french", NULL, END_PHASE, "the french end their part");
+        if (json_is_true(json_object_get(o.out.result, "new_turn")))
+            fail_msg("a part's end is not a new turn");
+        outcome_clear(&o);
+        expect_phase(s, turn, "french", "marching", "the allies still march");
+        seq_ok(&s, "side:allies", NULL, END_PHASE, "the allies end their part");
+        /* B. rally: both sides, each its own part */
+        expect_phase(s, turn, "french", "rally", "B. rally");
+        seq_refused(s, "side:french", "fr", "{\"type\": \"move\", \"path\": [\"0501\"]}", 422,
+                    "wrong_phase", "a move in the rally phase");
+        seq_ok(&s, "side:allies", NULL, END_PHASE, "the allies end their rally");
+        seq_ok(&s, "side:french", NULL, END_PHASE, "the french end their rally");
+        /* C1: the french are active; the allies may react (8.5) but not end the french phase */
+        expect_phase(s, turn, "french", "activations", "C1 activations");
+        seq_ok(&s, "side:french", "fr", FR_MOVE, "an activated formation moves");
+        seq_ok(&s, "side:allies", "al", AL_MOVE, "the inactive player's reaction move (8.5)");
+        seq_refused(s, "side:allies", NULL, END_PHASE, 409, "not_your_turn",
+                    "the allies end the french activations");
+        seq_ok(&s, "side:french", NULL, END_PHASE, "the french end their activations");
+        expect_phase(s, turn, "french", "commander", "C1.4 army commander's movement");
+        seq_refused(s, "side:allies", "al", "{\"type\": \"move\", \"path\": [\"1509\"]}", 409,
+                    "not_your_turn", "the allies move in the french commander's movement");
+        if (turn == 1) {
+            /* the referee moves the allies out of sequence: an override, logged */
+            o = seq_play_as(&s, "referee", "al", AL_MOVE, "the referee's override");
+            const char *why = sget(o.out.result, "override");
+            if (!why || !why[0]) fail_msg("the override is not logged");
+            if (strncmp(o.out.summary, "Referee's ruling, out of sequence (", 35) != 0)
+                fail_msg("the summary does not start with the ruling: %s", o.out.summary);
+            outcome_clear(&o);
+        }
+        seq_ok(&s, "side:french", NULL, END_PHASE, "the french end the commander's movement");
+        expect_phase(s, turn, "french", "combat", "C1.5 combat");
+        seq_ok(&s, "side:french", NULL, END_PHASE, "the french end their combat phase");
+        /* C2: the allies are active */
+        expect_phase(s, turn, "allies", "activations", "C2 activations");
+        seq_refused(s, "side:french", NULL, END_PHASE, 409, "not_your_turn",
+                    "the french end the allies' activations");
+        seq_ok(&s, "side:allies", "al", AL_MOVE, "the allies' formation moves");
+        seq_ok(&s, "side:allies", NULL, END_PHASE, "the allies end their activations");
+        seq_ok(&s, "side:allies", NULL, END_PHASE, "the allies end the commander's movement");
+        expect_phase(s, turn, "allies", "combat", "C2.5 combat");
+        seq_refused(s, "side:french", "fr", "{\"type\": \"melee\", \"defender\": \"1509\"}", 409,
+                    "not_your_turn", "a french assault in the allies' combat phase");
+        seq_ok(&s, "side:allies", NULL, END_PHASE, "the allies end their combat phase");
+        /* D. end of turn */
+        expect_phase(s, turn, "french", "end_of_turn", "D. end of turn");
+        o = seq_play_as(&s, "side:french", NULL, END_PHASE, "the end of the turn");
+        if (!json_is_true(json_object_get(o.out.result, "new_turn")))
+            fail_msg("turn %ld: the end of turn does not begin a new turn", turn);
+        outcome_clear(&o);
+    }
+#undef FR_MOVE
+#undef AL_MOVE
+    expect_phase(s, 3, "french", "marching", "turn 3");
+    expect_unit(s, "fr", "0508", NULL, -1, "after two turns");
+    expect_unit(s, "al", "1508", NULL, -1, "after two turns");
+    json_decref(s);
+}
+
+/* setup.turn overrides the order of play (the chart: "determined by the scenario"). */
+static void sequence_setup_turn_order(void **st) {
+    (void)st;
+    api_error err = {0};
+    json_t *setup =
+        parse("{\"map\": {\"columns\": [1, 20], \"rows\": [1, 12]}, \"units\": " SEQ_UNITS
+              ", \"turn\": {\"order\": [\"allies\", \"french\"]}}");
+    json_t *opts = parse("{}");
+    json_t *s = rs()->init_state(opts, setup, &err);
+    if (!s) fail_msg("setup.turn refused: %s", err.message);
+    expect_phase(s, 1, "allies", "marching", "allies first");
+    json_decref(s);
+    json_decref(setup);
+    json_decref(opts);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(artillery_table_every_row),
@@ -2337,6 +2473,8 @@ int main(void) {
         cmocka_unit_test(issue20_road_across_a_stream_is_a_bridge),
         cmocka_unit_test(issue20_village_infantry_moves_and_assaults_into_its_flanks),
         cmocka_unit_test(issue20_changed_order_needs_a_stack_in_an_enemy_zoc),
+        cmocka_unit_test(sequence_two_full_turns),
+        cmocka_unit_test(sequence_setup_turn_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,6 +14,7 @@ import { eventLog } from './log.js';
 import { auditPanel } from './audit.js';
 import { renderError } from './results.js';
 import { diceText } from './dice.js';
+import { drawBanner, applyToForms } from './turn.js';
 
 const $ = (id) => document.getElementById(id);
 const rulesetCache = new Map();
@@ -66,6 +67,7 @@ function openSession(frag) {
   let audit = null;
   let log = null;
   let refreshTimer = null;
+  let schema = null; // the ruleset's description, once fetched (its `sequence`, if any)
 
   const title = $('session-title');
   const meta = $('session-meta');
@@ -80,6 +82,8 @@ function openSession(frag) {
   fill($('act'));
   fill($('log'));
   fill($('audit'));
+  fill($('turn-banner'));
+  $('turn-banner').hidden = true;
   conn.textContent = '';
   zoom.hidden = true;
 
@@ -126,6 +130,34 @@ function openSession(frag) {
     s.dice = { ...snapshot.session.dice };
     drawMeta();
     drawBoard();
+    drawTurn();
+  }
+
+  // The turn banner and the forms legal now, from state.turn and the ruleset's sequence.
+  function drawTurn() {
+    const turn = s.state && typeof s.state.turn === 'object' && s.state.turn && s.state.turn.phase ? s.state.turn : null;
+    const sequence = schema && schema.sequence;
+    drawBanner($('turn-banner'), {
+      sequence, turn, role,
+      onEnd: token && turn ? endPhase : null,
+    });
+    if (forms) applyToForms(forms.forms, { sequence, turn, role });
+  }
+
+  async function endPhase() {
+    const btn = $('turn-banner').querySelector('.end-phase');
+    if (btn) btn.disabled = true;
+    try {
+      await api('POST', `/v1/sessions/${encodeURIComponent(id)}/actions`, {
+        token, body: { type: 'end_phase', expect_version: s.version }, headers: { 'Idempotency-Key': idempotencyKey() },
+      });
+    } catch (err) {
+      const box = $('turn-banner').querySelector('.turn-error');
+      if (box) fill(box, err && err.message ? err.message : 'The phase could not be ended.');
+      if (btn) btn.disabled = false;
+    } finally {
+      scheduleRefresh();
+    }
   }
 
   async function refresh() {
@@ -134,6 +166,7 @@ function openSession(frag) {
       if (r.session.version < s.version) return; // an older snapshot than the events we hold
       adopt(r);
       if (forms) forms.refresh();
+      drawTurn();
       audit.update(auditInfo());
     } catch (err) {
       if (err.name !== 'AbortError') fill(errorBox, renderError(err));
@@ -189,6 +222,11 @@ function openSession(frag) {
       return;
     }
     adopt(first);
+    // The ruleset's sequence of play feeds the turn banner, for viewers too.
+    ruleset(s.info.ruleset).then((r) => {
+      schema = schema || r;
+      drawTurn();
+    }).catch(() => { /* no banner: the forms say what the server refuses */ });
 
     log = eventLog();
     fill($('log'), log.element);
@@ -211,7 +249,6 @@ function openSession(frag) {
       fill($('act'), h('p', null, 'You are watching this public session. Open a link with a token (the referee\'s or a side\'s) to act.'));
       return;
     }
-    let schema;
     try {
       schema = await ruleset(s.info.ruleset);
     } catch (err) {
@@ -252,6 +289,7 @@ function openSession(frag) {
       h('p', { class: 'hint' }, role === 'referee' || role === '' ? 'You may act with any unit.' : `You act with ${role}'s units. Click a unit or a hex on the board to fill the open form.`),
       s.dice.mode === 'manual' && s.dice.manual_by === 'referee' ? h('p', { class: 'hint manual-by-referee' }, 'In this session only the referee types the dice: an action that needs dice is entered by the referee.') : null,
       forms.element, datalists());
+    drawTurn();
   }
 
   // Suggestions for unit and hex fields, kept in step with the state.

@@ -170,6 +170,22 @@ export async function createFromScenario(base, id, patch = {}) {
   return { created: await res.json(), scenario };
 }
 
+/** Resolves scenario actions ({as, type, ...}) through the API, each as its `as`; asserts 200. */
+export async function postActions(base, created, actions) {
+  for (const { as, ...body } of actions) {
+    const token = as === 'referee' ? created.tokens.referee : created.tokens.sides[as];
+    const res = await fetch(`${base}/v1/sessions/${created.session.id}/actions`, {
+      method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` }, body: JSON.stringify(body),
+    });
+    assert.equal(res.status, 200, `${body.type} as ${as}: ${await res.clone().text()}`);
+  }
+}
+
+/** Ends the phase `n` times as `as` (the referee by default), through the API. */
+export async function endPhases(base, created, n, as = 'referee') {
+  await postActions(base, created, Array.from({ length: n }, () => ({ as, type: 'end_phase' })));
+}
+
 /** The page link of a role, as the client builds it. */
 export function linkOf(base, created, as) {
   const token = as === 'referee' ? created.tokens.referee : created.tokens.sides[as];

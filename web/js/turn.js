@@ -1,0 +1,102 @@
+// The sequence of play as the page shows it: a banner saying whose turn and phase it is, and
+// which actions the viewer may take now. It mirrors rules/common/sequence.c (seq_check and
+// ends_phase) on the state's `turn` {number, player, phase, acting, order, done?} and the
+// ruleset's `sequence` {phases: [{name, title, steps: [{action, who}], once?, ends?}]}; the
+// server still decides (409 not_your_turn, 422 wrong_phase): this only keeps out of the way
+// what would be refused.
+
+import { h, fill } from './dom.js';
+
+/** The phase now, or null when the state or the ruleset has no sequence of play. */
+export function phaseNow(sequence, turn) {
+  if (!sequence || !Array.isArray(sequence.phases) || !turn || typeof turn !== 'object') return null;
+  return sequence.phases.find((p) => p.name === turn.phase) || null;
+}
+
+function includes(who, turn, side) {
+  if (who === 'player') return side === turn.player;
+  if (who === 'opponent') return side !== turn.player;
+  return true; // "every side"
+}
+
+const done = (turn, side) => Array.isArray(turn.done) && turn.done.includes(side);
+
+/** Whether the side may end the phase now (as ends_phase in sequence.c). */
+export function mayEnd(phase, turn, side) {
+  if (!phase || !side) return false;
+  if (phase.ends === 'each side') return (turn.acting || []).includes(side) && !done(turn, side);
+  const onlyOpponents = (phase.steps || []).every((s) => s.who === 'opponent') && (phase.steps || []).length > 0;
+  return onlyOpponents ? side !== turn.player : side === turn.player;
+}
+
+/** Whether `action` is legal now for the side (null side: the referee with no unit). */
+export function legalNow(phase, turn, action, side) {
+  if (!phase) return true;
+  if (action === 'end_phase') return side ? mayEnd(phase, turn, side) : true;
+  if (side && done(turn, side)) return false;
+  return (phase.steps || []).some((s) => s.action === action && (!side || includes(s.who, turn, side)));
+}
+
+const list = (xs) => (xs.length <= 1 ? xs.join('') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`);
+
+// Whether the side has a step of its own in the phase (not only one every side has, such as a
+// morale check any side may take at any time): that is whose turn the phase is. A phase that
+// comes once a turn for every side (Corbach's marching movement, a magic-realm round's plays) is
+// the turn of every acting side that has not ended its part.
+function leads(phase, turn, side) {
+  if (done(turn, side) || !(turn.acting || []).includes(side)) return false;
+  if (phase.once) return true;
+  return (phase.steps || []).some((s) => s.who !== 'every side' && includes(s.who, turn, side));
+}
+
+/** The banner's words for a role ("referee", a side, or "viewer"). */
+export function bannerText(sequence, turn, role) {
+  const phase = phaseNow(sequence, turn);
+  if (!phase) return null;
+  const title = phase.title || phase.name;
+  const acting = Array.isArray(turn.acting) ? turn.acting : [];
+  const leaders = acting.filter((x) => leads(phase, turn, x));
+  if (role === 'referee' || role === '') return `Turn ${turn.number}, ${turn.player}: ${title}`;
+  if (leads(phase, turn, role)) return `Your turn: ${role}, ${title}`;
+  const waiting = `Waiting for the ${list(leaders.length ? leaders : acting) || turn.player}`;
+  const own = acting.includes(role) && !done(turn, role) ? [...new Set((phase.steps || []).filter((s) => includes(s.who, turn, role)).map((s) => s.action))] : [];
+  return `${waiting} (turn ${turn.number}, ${turn.player}: ${title})${own.length ? `. You may ${list(own).replace(/_/g, ' ')} meanwhile.` : ''}`;
+}
+
+/**
+ * Draws the banner into `el`; onEnd() is called by its End phase button (shown to the referee
+ * and to a side that may end the phase). Hides the banner when there is no sequence.
+ */
+export function drawBanner(el, { sequence, turn, role, onEnd }) {
+  const text = bannerText(sequence, turn, role);
+  el.hidden = !text;
+  if (!text) return fill(el);
+  const phase = phaseNow(sequence, turn);
+  const canEnd = onEnd && (role === 'referee' || role === '' || mayEnd(phase, turn, role));
+  const mine = role !== 'referee' && role !== '' && leads(phase, turn, role);
+  el.dataset.mine = String(mine);
+  fill(el,
+    h('p', { class: 'turn-text' }, text),
+    canEnd ? h('button', { type: 'button', class: 'end-phase', onclick: onEnd }, 'End phase') : null,
+    h('span', { class: 'turn-error', role: 'status' }));
+}
+
+/**
+ * Shows only the action forms legal now. A side sees the legal ones; the referee sees all, those
+ * out of sequence marked as an override.
+ */
+export function applyToForms(forms, { sequence, turn, role }) {
+  const phase = phaseNow(sequence, turn);
+  const referee = role === 'referee' || role === '';
+  for (const f of forms) {
+    const legal = legalNow(phase, turn || {}, f.type, referee ? null : role);
+    const override = referee && !!phase && !legalNow(phase, turn, f.type, null);
+    f.details.hidden = !referee && !legal;
+    if (f.details.hidden) f.details.open = false;
+    f.details.classList.toggle('override', override);
+    const sum = f.details.querySelector(':scope > summary');
+    let mark = sum && sum.querySelector('.override-mark');
+    if (override && sum && !mark) sum.append(h('span', { class: 'override-mark' }, ' (override: out of sequence)'));
+    if (!override && mark) mark.remove();
+  }
+}
