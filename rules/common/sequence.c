@@ -247,7 +247,9 @@ json_t *seq_turn_init_order_new(const seq_play *sp, const json_t *setup, const j
 int seq_turn_read(const seq_play *sp, const json_t *state, seq_turn *t, api_error *err) {
     const json_t *turn = json_object_get(state, "turn");
     memset(t, 0, sizeof *t);
-    if (!turn) return 0;
+    /* No turn record, or a module's own from before this one (spi-dark-ages' game_turn, side,
+     * phase): nothing is enforced here, the module checks as it did. */
+    if (!turn || (json_is_object(turn) && !json_object_get(turn, "number"))) return 0;
     const json_t *order = json_object_get(turn, "order"), *phases = json_object_get(turn, "phases");
     const char *player = json_string_value(json_object_get(turn, "player")),
                *phase = json_string_value(json_object_get(turn, "phase"));

@@ -97,8 +97,9 @@ json_t *seq_turn_init_new(const seq_play *sp, const json_t *setup, api_error *er
  * second Player listed always moves first"), which setup.turn.order still overrides. */
 json_t *seq_turn_init_order_new(const seq_play *sp, const json_t *setup, const json_t *order,
                                 api_error *err);
-/* Reads state.turn. 1 when read, 0 when the state has none (a session created before its
- * ruleset had a sequence: nothing is enforced), -1 with a 422 invalid_state. */
+/* Reads state.turn. 1 when read, 0 when the state has none, or one without `number` (a session
+ * created before its ruleset had a sequence, or had only its own turn record: nothing is
+ * enforced), -1 with a 422 invalid_state. */
 int seq_turn_read(const seq_play *sp, const json_t *state, seq_turn *t, api_error *err);
 json_t *seq_turn_json(const seq_play *sp, const seq_turn *t);
 /* The phase's name and title now. */

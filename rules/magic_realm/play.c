@@ -278,8 +278,8 @@ int mr_play_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
     }
     out->result = json_pack("{s:s, s:s, s:o, s:b}", "action", "play", "unit", id, "play", entry,
                             "replaced", replaced);
-    snprintf(out->summary, sizeof out->summary, "%s%s", say,
-             replaced ? " (replacing its earlier play)" : "");
+    if (replaced) mr_say(say, sizeof say, " (replacing its earlier play)");
+    memcpy(out->summary, say, sizeof out->summary);
     out->new_state = json_copy((json_t *)ctx->state);
     if (out->new_state)
         json_object_set_new(out->new_state, "plays", plays);

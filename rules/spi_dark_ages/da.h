@@ -24,6 +24,7 @@
 #include "protocol/api_error.h"
 #include "protocol/limits.h"
 #include "rules/common/hex.h"
+#include "rules/common/sequence.h"
 #include "rules/common/terms.h"
 #include "rules/ruleset.h"
 #include "rules/spi_dark_ages/charts.h"
@@ -160,14 +161,29 @@ typedef struct da_turn {
     char other[SIDE_NAME_MAX + 1]; /* the other side */
     bool rallying;                 /* rally rolls began: this Movement Phase's movement is over */
 } da_turn;
+/* state.turn (new reference) for `dt`: with `seq` (its order and phases; number, player and
+ * phase set from dt) the shared record plus this module's names for the same, else (a session
+ * created before the shared record) those names alone. */
+json_t *da_turn_json_new(const da_turn *dt, seq_turn *seq);
+/* The first state.turn (new reference): Game-Turn 1, the Movement Phase of the second Player of
+ * setup.players (state.players: their sides). */
+json_t *da_turn_first_new(const json_t *players);
 /* The time of the current phase, for demoralization (da_still_demoralized). */
 da_when da_now(const da_turn *t);
 int da_player_turn_index(const da_turn *t); /* game_turn * 2 + player_turn */
+
+/* sequence.c: the phases as the shared table, which rules_resolve checks every action against. */
+extern const seq_play da_sequence;
 
 typedef struct da_game {
     const json_t *state, *map, *charts, *streams; /* borrowed */
     hex_grid grid;
     da_turn turn;
+    /* The shared turn record (state.turn.number, player, acting, order) behind `turn`; a session
+     * created before the ruleset had it (no state.turn.number) has none, and the phase checks
+     * are this module's own (da_require_phase). */
+    seq_turn seq;
+    bool has_seq;
     da_army army;
     json_t *armies;         /* owned copy of state.armies, written back when changed */
     json_t *rally_attempts; /* owned copy of state.turn.rally_attempts */

@@ -140,8 +140,11 @@ static json_t *da_init_state(const json_t *options, const json_t *setup, api_err
      * silently never panic; it is refused. */
     if (da_check_scenario_sides(charts, players, err) != 0) goto fail;
     if (!(units = da_units_from_setup(setup_units, map, streams, charts, armies, err))) goto fail;
-    json_t *turn = json_pack("{s:i, s:i, s:s, s:O}", "game_turn", 1, "player_turn", 0, "phase",
-                             "movement", "side", json_array_get(players, 1));
+    json_t *turn = da_turn_first_new(players);
+    if (!turn) {
+        api_error_set(err, 503, "out_of_memory", NULL, "the daemon ran out of memory");
+        goto fail;
+    }
     return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "map", map, "streams", streams,
                      "charts", charts, "players", players, "armies", armies, "turn", turn, "units",
                      units);
@@ -320,7 +323,7 @@ static const char da_sample_setup[] =
 const ruleset ruleset_spi_dark_ages = {
     .id = "spi-dark-ages",
     .title = "SPI Dark Ages (1976) with the official errata, charts from the scenario",
-    .version = 2,
+    .version = 3,
     .description =
         "SPI's Dark Ages as corrected by its errata (Moves 12), the charts the errata does not "
         "print taken from setup.charts (validated at creation; an action needing a missing one "
@@ -341,5 +344,6 @@ const ruleset ruleset_spi_dark_ages = {
     .options_fields = da_option_fields,
     .sources = da_sources,
     .init_state = da_init_state,
+    .sequence = &da_sequence,
     .sample_setup = da_sample_setup,
 };

@@ -33,10 +33,32 @@ int da_player_turn_index(const da_turn *t) {
     return t->game_turn * 2 + t->player_turn;
 }
 
-static int read_turn(const json_t *state, da_turn *t, api_error *err) {
+/* state.turn in the shared form (rules/common/sequence.h), with the names this module always
+ * wrote (game_turn, player_turn, side) kept for readers of older states. */
+static int read_shared_turn(const json_t *turn, da_game *g, api_error *err) {
+    da_turn *t = &g->turn;
+    if (seq_turn_read(&da_sequence, g->state, &g->seq, err) != 1 || g->seq.norder != 2 ||
+        g->seq.nphases != DA_PHASES ||
+        rules_in_bool(turn, "state.turn", "rallying", &t->rallying, err) != 0) {
+        if (!err->status) api_error_field(err, "state.turn", "this ruleset's turn record");
+        err->status = 422;
+        return -1;
+    }
+    g->has_seq = true;
+    t->game_turn = g->seq.number;
+    t->player_turn = g->seq.player;
+    t->phase = g->seq.phases[g->seq.phase];
+    snprintf(t->side, sizeof t->side, "%.*s", SIDE_NAME_MAX, g->seq.order[g->seq.player]);
+    snprintf(t->other, sizeof t->other, "%.*s", SIDE_NAME_MAX, g->seq.order[1 - g->seq.player]);
+    return 0;
+}
+
+static int read_turn(const json_t *state, da_game *g, api_error *err) {
     const json_t *turn = json_object_get(state, "turn"),
                  *players = json_object_get(state, "players");
+    da_turn *t = &g->turn;
     memset(t, 0, sizeof *t);
+    if (json_object_get(turn, "number")) return read_shared_turn(turn, g, err);
     if (!json_is_object(turn) || json_array_size(players) != 2 ||
         rules_in_int(turn, "state.turn", "game_turn", true, 1, DA_GAME_TURN_MAX, &t->game_turn,
                      err) != 0 ||
@@ -66,7 +88,7 @@ int da_begin(const rules_ctx *ctx, da_game *g, api_error *err) {
         return -1;
     }
     hex_map_grid(g->map, &g->grid);
-    if (read_turn(ctx->state, &g->turn, err) != 0) return -1;
+    if (read_turn(ctx->state, g, err) != 0) return -1;
     if (da_army_load(ctx->state, &g->army, err) != 0) return -1;
     for (size_t i = 0; i < g->army.n; i++)
         if (!hex_on_grid(&g->grid, g->army.units[i].at)) {
@@ -119,10 +141,46 @@ int da_panic_level(const da_game *g, const char *side) {
     return -1;
 }
 
-static json_t *turn_json(const da_game *g) {
-    json_t *t =
-        json_pack("{s:i, s:i, s:s, s:s}", "game_turn", g->turn.game_turn, "player_turn",
-                  g->turn.player_turn, "phase", da_phase_name(g->turn.phase), "side", g->turn.side);
+/* state.turn: the shared record (number, player, phase, acting, order) and this module's names
+ * for the same (game_turn, player_turn, side), then the rally rolls of the phase. */
+json_t *da_turn_json_new(const da_turn *dt, seq_turn *seq) {
+    json_t *t = NULL;
+    if (seq) {
+        seq->number = dt->game_turn;
+        seq->player = dt->player_turn;
+        seq->phase = dt->phase; /* every phase, in the table's order */
+        memset(seq->done, 0, sizeof seq->done);
+        t = seq_turn_json(&da_sequence, seq);
+    } else {
+        t = json_pack("{s:s}", "phase", da_phase_name(dt->phase));
+    }
+    json_object_set_new(t, "game_turn", json_integer(dt->game_turn));
+    json_object_set_new(t, "player_turn", json_integer(dt->player_turn));
+    json_object_set_new(t, "side", json_string(dt->side));
+    return t;
+}
+
+json_t *da_turn_first_new(const json_t *players) {
+    /* "the second Player listed always moves first" (HOW TO SET-UP THE GAME, Clarification).
+     * The order is the Players' (setup.players), whether or not each has units yet. */
+    seq_turn seq;
+    memset(&seq, 0, sizeof seq);
+    seq.norder = 2;
+    for (int i = 0; i < 2; i++) {
+        const char *side = json_string_value(json_array_get(players, (size_t)(1 - i)));
+        snprintf(seq.order[i], sizeof seq.order[i], "%s", side ? side : "");
+    }
+    seq.nphases = DA_PHASES;
+    for (int i = 0; i < DA_PHASES; i++)
+        seq.phases[i] = i;
+    da_turn dt = {.game_turn = 1, .player_turn = 0, .phase = DA_PH_MOVEMENT};
+    snprintf(dt.side, sizeof dt.side, "%.*s", SIDE_NAME_MAX, seq.order[0]);
+    snprintf(dt.other, sizeof dt.other, "%.*s", SIDE_NAME_MAX, seq.order[1]);
+    return da_turn_json_new(&dt, &seq);
+}
+
+static json_t *turn_json(da_game *g) {
+    json_t *t = da_turn_json_new(&g->turn, g->has_seq ? &g->seq : NULL);
     if (g->turn.rallying) json_object_set_new(t, "rallying", json_true());
     if (json_array_size(g->rally_attempts)) json_object_set(t, "rally_attempts", g->rally_attempts);
     return t;
@@ -148,6 +206,9 @@ int da_finish(const rules_ctx *ctx, da_game *g, rules_outcome *out, api_error *e
 
 int da_require_phase(const da_game *g, int phase, const char *side, const char *what,
                      api_error *err) {
+    /* With the shared turn record, rules_resolve has checked the action against da_sequence
+     * (409 not_your_turn, 422 wrong_phase) and let the referee through as an override. */
+    if (g->has_seq) return 0;
     if (g->turn.phase == phase && (!side || strcmp(side, g->turn.side) == 0)) return 0;
     api_error_set(err, 422, "wrong_phase",
                   json_pack("{s:s, s:s, s:i}", "phase", da_phase_name(g->turn.phase), "side",

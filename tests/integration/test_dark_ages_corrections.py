@@ -39,9 +39,10 @@ def create(umpire, setup, sides=SIDES):
     return create_session(umpire, RS, "Dark Ages corrections", setup, sides)
 
 
-def test_the_ruleset_is_version_2(umpire):
+def test_the_ruleset_is_version_3(umpire):
+    # 2: the errata's corrections; 3: the shared sequence of play (state.turn.number, player, ...)
     d = expect(umpire.get(f"/v1/rulesets/{RS}"), 200)
-    assert d["id"] == RS and d["version"] == 2
+    assert d["id"] == RS and d["version"] == 3
 
 
 def test_a_unit_is_fired_at_once_a_player_turn(umpire):
@@ -81,7 +82,7 @@ def test_a_unit_is_fired_at_once_a_player_turn(umpire):
     rep = expect(umpire.get(f"/v1/sessions/{sid}/verify", token=ref), 200)
     assert rep["ok"] is True and rep["actions_readjudicated"] == 6, rep
     events = umpire.events(sid, token=ref)[0]
-    assert {e["data"]["ruleset_version"] for e in events[1:]} == {2}
+    assert {e["data"]["ruleset_version"] for e in events[1:]} == {3}
 
 
 def test_the_printed_seljug_turks_are_the_seljuq_turks(umpire):

@@ -82,8 +82,8 @@ def end_phase(umpire, sid, token, phase, side, game_turn):
         sides = TOKENS[sid]["sides"]
         token = next(t for name, t in sides.items() if name != side)
         other = next(t for name, t in sides.items() if name == side)
-        err = act(umpire, sid, other, {"type": "end_phase"}, status=403)["error"]
-        assert "defensive_fire" in err["message"], err
+        err = act(umpire, sid, other, {"type": "end_phase"}, status=409)["error"]
+        assert err["code"] == "not_your_turn" and "Defensive Fire" in err["message"], err
     res = act(umpire, sid, token, {"type": "end_phase"})["result"]
     assert (res["phase"], res["side"], res["game_turn"]) == (phase, side, game_turn), res
     return res
@@ -123,7 +123,7 @@ def test_the_ruleset_describes_itself(umpire):
     da = next(r for r in listed if r["id"] == RS)
     assert da["actions"] == ACTIONS
     d = expect(umpire.get(f"/v1/rulesets/{RS}"), 200)
-    assert d["id"] == RS and d["version"] == 2 and d["description"] and d["title"]
+    assert d["id"] == RS and d["version"] == 3 and d["description"] and d["title"]
     assert [a["type"] for a in d["actions"]] == ACTIONS
     fields = {a["type"]: {f["name"]: f for f in a["fields"]} for a in d["actions"]}
     assert set(fields["move"]) == {"unit", "path", "dismount", "remount"}
@@ -259,10 +259,12 @@ def test_an_action_needing_a_missing_chart_names_it(umpire):
     del setup["charts"]["crt"]
     sid, tok = create(umpire, setup)
     nw = tok["sides"]["norwegians"]
+    # out of their phases for the Norwegians (the Movement Phase): the referee's, as an override
     for body in ({"type": "fire", "unit": "nw-bowmen", "target": "0604", "dice": [3]},
                  {"type": "melee", "unit": "nw-bowmen", "defender": "0604", "dice": [3]}):
-        err = assert_error(umpire.post(f"/v1/sessions/{sid}/actions", body, token=nw), 422,
-                           "chart_missing")
+        assert_error(umpire.post(f"/v1/sessions/{sid}/actions", body, token=nw), 422, "wrong_phase")
+        err = assert_error(umpire.post(f"/v1/sessions/{sid}/actions", body, token=tok["referee"]),
+                           422, "chart_missing")
         assert err["details"]["chart"] == "crt" and "crt" in err["message"], err
     r = expect(umpire.post(f"/v1/sessions/{sid}/odds", {"type": "fire", "unit": "nw-bowmen",
                                                         "target": "0604"}, token=nw), 422)
@@ -394,8 +396,8 @@ def test_stamford_bridge_scripted_battle_with_manual_dice(umpire):
     # HOW TO SET-UP: "the second Player listed always moves first": players are [anglo-saxons,
     # norwegians], so the Norwegians move first; they pass.
     assert turn_of(umpire, sid, ref) == (1, 0, "movement", "norwegians")
-    err = refused(ans, {"type": "end_phase"}, 403, "forbidden")
-    assert "norwegians" in err["message"]
+    err = refused(ans, {"type": "end_phase"}, 409, "not_your_turn")
+    assert "norwegians" in err["message"] and err["details"]["acting"] == ["norwegians"]
     end_phase(umpire, sid, ref, "allocation", "norwegians", 1)
     nactions += 1
     for phase in ("defensive_fire", "fire", "melee"):
@@ -496,8 +498,8 @@ def test_stamford_bridge_scripted_battle_with_manual_dice(umpire):
     refused(nw, {"type": "fire", "unit": "nw-bowmen", "target": "0605", "dice": [1]}, 422,
             "rules_violation", "unit")
     # the phasing side's own missile units do not fire in the Defensive Fire Phase
-    refused(ans, {"type": "fire", "unit": "as-archers", "target": "0707", "dice": [1]}, 422,
-            "wrong_phase")
+    refused(ans, {"type": "fire", "unit": "as-archers", "target": "0707", "dice": [1]}, 409,
+            "not_your_turn")
     end_phase(umpire, sid, ans, "fire", "anglo-saxons", 1)
     nactions += 1
 
@@ -588,8 +590,8 @@ def test_stamford_bridge_scripted_battle_with_manual_dice(umpire):
     check_unit(u["nw-bondi"], "0807", "n", panicked=True, panic_edge="north")
     check_unit(u["nw-fleet"], "0420")
     assert "panicked" not in u["nw-fleet"] and "panicked" not in u["nw-hirdmen"]
-    # an eliminated unit is no longer on the map
-    refused(nw, {"type": "move", "unit": "nw-bowmen", "path": ["0704"]}, 409, "unit_eliminated",
+    # an eliminated unit is no longer on the map (not even for the referee, out of sequence)
+    refused(ref, {"type": "move", "unit": "nw-bowmen", "path": ["0704"]}, 409, "unit_eliminated",
             "unit")
     end_phase(umpire, sid, ans, "movement", "norwegians", 2)
     nactions += 1
@@ -925,3 +927,47 @@ def test_defensive_fire_strikes_only_units_allocated_against_the_firer(umpire):
     for outcome in o["outcomes"]:
         struck |= set(outcome["result"]["eliminated"]) | set(outcome["result"]["demoralized"])
     assert struck == {"as-huscarls"}, o["outcomes"]
+
+
+def test_two_game_turns_in_sequence_refusals_and_the_referees_override(umpire):
+    """The shared sequence of play (issue 23): state.turn carries number, player, phase, acting
+    and order besides game_turn, player_turn and side; through two Game-Turns each side's action
+    out of its turn is refused (409 not_your_turn) or out of its phase (422 wrong_phase) before
+    any die, and the referee's move out of sequence goes through as an override the log keeps."""
+    sid, tok = create(umpire)
+    ref, nw, ans = tok["referee"], tok["sides"]["norwegians"], tok["sides"]["anglo-saxons"]
+    t = state(umpire, sid, ref)["turn"]
+    assert (t["number"], t["player"], t["phase"], t["acting"], t["order"]) == \
+        (1, "norwegians", "movement", ["norwegians"], ["norwegians", "anglo-saxons"])
+    for game_turn in (1, 2):
+        move_fyrd = {"type": "move", "unit": "as-fyrd", "path": [{"face": "s" if game_turn == 1 else "se"}]}
+        # the Norwegians' Player-Turn: the Anglo-Saxons may not move; the Norwegians not allocate
+        err = assert_error(umpire.post(f"/v1/sessions/{sid}/actions", move_fyrd, token=ans), 409,
+                           "not_your_turn")
+        assert err["details"]["acting"] == ["norwegians"]
+        assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
+            "type": "allocate", "unit": "nw-bowmen", "target": "0604", "kind": "fire"},
+            token=nw), 422, "wrong_phase")
+        for phase in ("allocation", "defensive_fire", "fire", "melee"):
+            end_phase(umpire, sid, nw, phase, "norwegians", game_turn)
+        end_phase(umpire, sid, nw, "movement", "anglo-saxons", game_turn)
+        # the Anglo-Saxons' Player-Turn: the Norwegians may not end it
+        assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {"type": "end_phase"}, token=nw),
+                     409, "not_your_turn")
+        act(umpire, sid, ans, move_fyrd)
+        for phase in ("allocation", "defensive_fire", "fire", "melee"):
+            end_phase(umpire, sid, ans, phase, "anglo-saxons", game_turn)
+        if game_turn == 1:
+            # in the Anglo-Saxons' Melee Phase the referee moves a Norwegian: an override
+            out = act(umpire, sid, ref, {"type": "move", "unit": "nw-bowmen", "path": [{"face": "s"}]})
+            assert out["result"]["override"] == "no move in the Melee phase", out["result"]
+            assert out["summary"].startswith("Referee's ruling, out of sequence")
+        end_phase(umpire, sid, ans, "movement", "norwegians", game_turn + 1)
+    t = state(umpire, sid, ref)["turn"]
+    assert (t["number"], t["game_turn"], t["player"], t["phase"]) == (3, 3, "norwegians", "movement")
+    events = umpire.events(sid, token=ref)[0]
+    verify_chain(events)
+    overrides = [e for e in events if e["data"].get("result", {}).get("override")]
+    assert len(overrides) == 1 and overrides[0]["actor"] == "referee"
+    r = umpire.get(f"/v1/sessions/{sid}/verify", token=ref)
+    assert r.body["ok"] is True, r.body

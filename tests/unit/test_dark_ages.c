@@ -249,10 +249,14 @@ static void expect_setup_error(spec s, int status, const char *code, const char 
     api_error_clear(&err);
 }
 
+static const char *actor_now = "referee"; /* who acts: the referee, unless refuse_as says */
+
 static outcome act(const json_t *state, const char *unit, const char *action, const int64_t *dice,
                    size_t n) {
     char *a = dq(action);
-    outcome o = rules_act(rs(), state, NULL, "referee", unit, a, dice, n);
+    const char *who = actor_now;
+    actor_now = "referee"; /* for the next action, whatever this one's test does */
+    outcome o = rules_act(rs(), state, NULL, who, unit, a, dice, n);
     free(a);
     return o;
 }
@@ -300,6 +304,14 @@ static void refuse(const json_t *st, const char *unit, const char *action, const
     }
     snprintf(refused_msg, sizeof refused_msg, "%s", o.err.message);
     outcome_clear(&o);
+}
+
+/* refuse() with the action taken by `actor` ("side:saxons") instead of the referee, and no die
+ * drawn: the sequence of play (da_sequence) refuses before the module runs. */
+static void refuse_as(const char *actor, const json_t *st, const char *unit, const char *action,
+                      int status, const char *code, const char *what) {
+    actor_now = actor;
+    refuse(st, unit, action, NODICE, status, code, NULL, what);
 }
 
 static const char *sget(const json_t *o, const char *k) {
@@ -524,30 +536,57 @@ static void general_movement_f_j_own_movement_phase_only(void **unused) {
     json_t *st = mkstate((spec){.units = "v-a vikings foot 0606 n; v-lead vikings leader 0607 n; "
                                          "v-arch vikings archers 0706 nw; "
                                          "s-a saxons foot 0605 s; s-arch saxons archers 0604 s"});
-    /* (F): the enemy may not move in the vikings' Movement Phase */
-    refuse(st, "s-a", "{'type': 'move', 'path': ['0604']}", NODICE, 422, "wrong_phase", NULL,
-           "saxons move in the vikings' Movement Phase");
+    /* (F): the enemy may not move in the vikings' Movement Phase: not its turn */
+    refuse_as("side:saxons", st, "s-a", "{'type': 'move', 'path': ['0604']}", 409, "not_your_turn",
+              "saxons move in the vikings' Movement Phase");
     /* (J): no combat in a Movement Phase, friendly or enemy */
-    refuse(st, "v-a", "{'type': 'allocate', 'target': '0605', 'kind': 'melee'}", NODICE, 422,
-           "wrong_phase", NULL, "allocation in the Movement Phase");
-    refuse(st, "v-a", "{'type': 'melee', 'defender': '0605'}", DICE(3), 422, "wrong_phase", NULL,
-           "melee in the Movement Phase");
-    refuse(st, "v-arch", "{'type': 'fire', 'target': '0605'}", DICE(3), 422, "wrong_phase", NULL,
-           "fire in the Movement Phase");
-    refuse(st, "s-arch", "{'type': 'fire', 'target': '0605'}", DICE(3), 422, "wrong_phase", NULL,
-           "enemy fire in the Movement Phase");
+    refuse_as("side:vikings", st, "v-a", "{'type': 'allocate', 'target': '0605', 'kind': 'melee'}",
+              422, "wrong_phase", "allocation in the Movement Phase");
+    refuse_as("side:vikings", st, "v-a", "{'type': 'melee', 'defender': '0605'}", 422,
+              "wrong_phase", "melee in the Movement Phase");
+    refuse_as("side:vikings", st, "v-arch", "{'type': 'fire', 'target': '0605'}", 422,
+              "wrong_phase", "fire in the Movement Phase");
+    refuse_as("side:saxons", st, "s-arch", "{'type': 'fire', 'target': '0605'}", 409,
+              "not_your_turn", "enemy fire in the Movement Phase");
     /* out of the Movement Phase nobody moves, not even to turn */
     to_phase(&st, "vikings", "allocation");
-    refuse(st, "v-lead", "{'type': 'move', 'path': ['0608']}", NODICE, 422, "wrong_phase", NULL,
-           "a move in the Attack Allocation Phase");
-    refuse(st, "v-a", "{'type': 'move', 'path': [{'face': 'ne'}]}", NODICE, 422, "wrong_phase",
-           NULL, "a facing change in the Attack Allocation Phase");
+    refuse_as("side:vikings", st, "v-lead", "{'type': 'move', 'path': ['0608']}", 422,
+              "wrong_phase", "a move in the Attack Allocation Phase");
+    refuse_as("side:vikings", st, "v-a", "{'type': 'move', 'path': [{'face': 'ne'}]}", 422,
+              "wrong_phase", "a facing change in the Attack Allocation Phase");
+    /* the referee may: an override, which the summary says */
+    outcome o = act(st, "v-a", "{'type': 'move', 'path': [{'face': 'ne'}]}", NODICE);
+    assert_int_equal(o.rc, 0);
+    assert_string_equal(json_string_value(json_object_get(o.out.result, "override")),
+                        "no move in the Attack Allocation phase");
+    assert_non_null(strstr(o.out.summary, "Referee's ruling, out of sequence"));
+    outcome_clear(&o);
     /* the saxons' own Movement Phase: they move, the vikings do not */
     to_phase(&st, "saxons", "movement");
-    refuse(st, "v-lead", "{'type': 'move', 'path': ['0608']}", NODICE, 422, "wrong_phase", NULL,
-           "vikings move in the saxons' Movement Phase");
+    refuse_as("side:vikings", st, "v-lead", "{'type': 'move', 'path': ['0608']}", 409,
+              "not_your_turn", "vikings move in the saxons' Movement Phase");
     ok_drop(&st, "s-arch", "{'type': 'move', 'path': ['0505']}", NODICE, "saxons move");
     expect_at(st, "s-arch", "0505", "saxons moved");
+    json_decref(st);
+}
+
+/* A session created before the shared turn record (state.turn without number, player, acting,
+ * order) plays on under the module's own phase checks, and end_phase writes the old record. */
+static void a_state_without_the_shared_turn_record_plays_on(void **unused) {
+    (void)unused;
+    json_t *st = mkstate((spec){.units = "v-a vikings foot 0606 n; s-a saxons foot 0605 s"});
+    json_t *turn = json_object_get(st, "turn");
+    for (const char *const *k = (const char *const[]){"number", "player", "acting", "order", NULL};
+         *k; k++)
+        json_object_del(turn, *k);
+    refuse(st, "s-a", "{'type': 'move', 'path': [{'face': 'se'}]}", NODICE, 422, "wrong_phase",
+           NULL, "the saxons in the vikings' Movement Phase, by the module's own check");
+    refuse(st, "v-a", "{'type': 'melee', 'defender': '0605'}", DICE(3), 422, "wrong_phase", NULL,
+           "melee in the Movement Phase, even for the referee");
+    ok_drop(&st, NULL, END_PHASE, NODICE, "end_phase");
+    turn = json_object_get(st, "turn");
+    assert_string_equal(json_string_value(json_object_get(turn, "phase")), "allocation");
+    assert_null(json_object_get(turn, "number"));
     json_decref(st);
 }
 
@@ -2183,8 +2222,8 @@ static void rally_rallied_unit_may_not_rally_that_turn(void **unused) {
     /* rally rolls belong to the Movement Phase */
     st = rally_state();
     to_phase(&st, "vikings", "allocation");
-    refuse(st, "v-lead", "{'type': 'rally', 'target': 'v-p'}", DICE(1), 422, "wrong_phase", NULL,
-           "a rally in the Attack Allocation Phase");
+    refuse_as("side:vikings", st, "v-lead", "{'type': 'rally', 'target': 'v-p'}", 422,
+              "wrong_phase", "a rally in the Attack Allocation Phase");
     json_decref(st);
 }
 
@@ -2262,8 +2301,8 @@ static void dismounted_cavalry_victory_points(void **unused) {
     json_t *st = mkstate((spec){.players = "[{'side': 'vikings'}, {'side': 'saxons'}]",
                                 .units = "v-a vikings foot 0606 n; s-cav saxons medcav 0605 s"});
     to_phase(&st, "saxons", "allocation");
-    refuse(st, "s-cav", "{'type': 'move', 'dismount': true}", NODICE, 422, "wrong_phase", NULL,
-           "dismounting in the Attack Allocation Phase");
+    refuse_as("side:saxons", st, "s-cav", "{'type': 'move', 'dismount': true}", 422, "wrong_phase",
+              "dismounting in the Attack Allocation Phase");
     json_decref(st);
 }
 
@@ -3034,6 +3073,7 @@ int main(void) {
         cmocka_unit_test(setup_second_listed_moves_first),
         cmocka_unit_test(general_movement_c_one_move_per_unit),
         cmocka_unit_test(general_movement_f_j_own_movement_phase_only),
+        cmocka_unit_test(a_state_without_the_shared_turn_record_plays_on),
         cmocka_unit_test(general_movement_k_stop_in_missile_front),
         cmocka_unit_test(general_movement_k_leave_and_front_to_front),
         cmocka_unit_test(general_movement_k_class_iv_v_only_not_demoralized),
