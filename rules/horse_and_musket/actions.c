@@ -12,6 +12,7 @@
 #include "rules/horse_and_musket/hm.h"
 
 #include "protocol/json_in.h"
+#include "rules/common/combat_table.h"
 #include "rules/common/fields.h"
 
 #include <stdio.h>
@@ -29,28 +30,25 @@ static int read_hits(const json_t *fields, const char *name, int *given, char *e
 }
 
 static int combat_decode(const json_t *fields, hm_combat_action *a, bool melee, api_error *err) {
-    static const char *const keys[] = {"target", "hits", "hits_back", NULL};
-    bool has_hits = false, has_back = false;
-    if (json_in_only_keys(fields, "", keys, err) != 0 ||
+    static const char *const fire_keys[] = {"target",         "hits",     "hits_back", "situation",
+                                            "situation_back", "exchange", NULL};
+    static const char *const melee_keys[] = {"target",    "hits",           "hits_back",
+                                             "situation", "situation_back", NULL};
+    if (json_in_only_keys(fields, "", melee ? melee_keys : fire_keys, err) != 0 ||
         rules_in_text(fields, "", "target", true, a->target, sizeof a->target, err) != 0 ||
-        read_hits(fields, "hits", &a->hits, a->hits_expr, sizeof a->hits_expr, &has_hits, err) !=
+        read_hits(fields, "hits", &a->hits, a->hits_expr, sizeof a->hits_expr, &a->has_hits, err) !=
             0 ||
-        read_hits(fields, "hits_back", &a->hits_back, a->back_expr, sizeof a->back_expr, &has_back,
-                  err) != 0)
+        read_hits(fields, "hits_back", &a->hits_back, a->back_expr, sizeof a->back_expr,
+                  &a->has_back, err) != 0 ||
+        rules_in_text(fields, "", "situation", false, a->situation, sizeof a->situation, err) !=
+            0 ||
+        rules_in_text(fields, "", "situation_back", false, a->situation_back,
+                      sizeof a->situation_back, err) != 0 ||
+        rules_in_bool(fields, "", "exchange", &a->exchange_asked, err) != 0)
         return -1;
-    if (!has_hits) {
-        api_error_field(err, "hits",
-                        "the hits scored: an integer, or a dice notation when "
-                        "options.hits is rolled");
-        return -1;
-    }
-    if (melee && !has_back) {
-        api_error_field(err, "hits_back",
-                        "the hits on the attacker: an integer, or a dice "
-                        "notation when options.hits is rolled");
-        return -1;
-    }
-    a->exchange = has_back || melee;
+    /* Whether the hits are given here or rolled from the setup's table is for resolve, which
+     * sees the state (hits_plan). */
+    a->exchange = a->has_back || a->exchange_asked || melee;
     return 0;
 }
 
@@ -66,19 +64,46 @@ json_t *hm_combat_encode(const void *action) {
     const hm_combat_action *a = action;
     json_t *o = json_pack("{s:s}", "target", a->target);
     if (!o) return NULL;
-    json_object_set_new(o, "hits",
-                        a->hits_expr[0] ? json_string(a->hits_expr) : json_integer(a->hits));
-    if (a->exchange)
+    if (a->has_hits)
+        json_object_set_new(o, "hits",
+                            a->hits_expr[0] ? json_string(a->hits_expr) : json_integer(a->hits));
+    if (a->has_back)
         json_object_set_new(o, "hits_back",
                             a->back_expr[0] ? json_string(a->back_expr)
                                             : json_integer(a->hits_back));
+    if (a->situation[0]) json_object_set_new(o, "situation", json_string(a->situation));
+    if (a->situation_back[0])
+        json_object_set_new(o, "situation_back", json_string(a->situation_back));
+    if (a->exchange_asked) json_object_set_new(o, "exchange", json_true());
     return o;
 }
 
-/* The hits of one side, checked before any die is rolled (rules/ruleset.h: a refusal never
- * follows a die, so hits_back is checked before hits are rolled): given, or rolled when
- * options.hits says so, as a notation that parses. */
-static int hits_check(const rules_ctx *ctx, const char *expr, const char *field, api_error *err) {
+/* Where one side's hits come from, decided before any die is rolled (rules/ruleset.h: a refusal
+ * never follows a die, so both sides' are planned before either is rolled): the setup's firing
+ * or melee table (the umpire rolls the row's hits: no fact from the acting side), else the
+ * hits given, or rolled from the notation sent when options.hits says so. */
+typedef struct hits_plan {
+    combat_plan table; /* table.from_table: the setup's row */
+    int given;
+    const char *expr;
+} hits_plan;
+
+static int hits_plan_make(const rules_ctx *ctx, const char *table_key, const hm_unit *by,
+                          int64_t range, const char *situation, bool present, int given,
+                          const char *expr, const char *field, hits_plan *p, api_error *err) {
+    memset(p, 0, sizeof *p);
+    table_measure m;
+    table_measure_read(ctx->options, &m);
+    if (combat_plan_make(ctx->state, table_key, range >= 0 ? &m : NULL, hm_type_name(by->type),
+                         range, situation, present, field, &p->table, err) != 0)
+        return -1;
+    if (p->table.from_table) return 0;
+    if (!present) {
+        api_error_field(err, field,
+                        "the hits scored: an integer, or a dice notation when options.hits is "
+                        "rolled (or a setup table that decides them)");
+        return -1;
+    }
     bool rolled = hm_hits_rolled(ctx->options);
     if (rolled != (expr[0] != '\0')) {
         api_error_set(err, 422, rolled ? "hits_must_be_rolled" : "hits_must_be_given",
@@ -88,17 +113,35 @@ static int hits_check(const rules_ctx *ctx, const char *expr, const char *field,
                       field);
         return -1;
     }
+    p->given = given;
+    p->expr = expr;
     return rolled ? hm_check_hits(expr, field, err) : 0;
 }
 
-/* The hits of one side, once checked: given, or rolled. */
-static int hits_of(const rules_ctx *ctx, int given, const char *expr, const char *field, int *out,
-                   api_error *err) {
-    if (!hm_hits_rolled(ctx->options)) {
-        *out = given;
+/* The hits of one side, once planned: the table row's (rolled), given, or rolled. */
+static int hits_roll(const rules_ctx *ctx, const hits_plan *p, const char *field, int *out,
+                     api_error *err) {
+    if (p->table.from_table) return combat_pick_roll(ctx->dice, &p->table.pick, field, out, err);
+    if (!p->expr[0]) {
+        *out = p->given;
         return 0;
     }
-    return hm_roll_hits(ctx->dice, expr, field, out, err);
+    return hm_roll_hits(ctx->dice, p->expr, field, out, err);
+}
+
+/* " (fire table row 2: line infantry, 0 in to 12 in, 1d6-3)" after a side's hits. */
+static void plan_say(const hits_plan *p, const char *table, char *s, size_t cap) {
+    if (p->table.from_table) rules_say(s, cap, " (%s %s)", table, p->table.text);
+}
+
+/* The row of each table that decided, for the result (new reference, or NULL for none). */
+static json_t *plans_json(const hits_plan *hits, const hits_plan *back) {
+    if (!hits->table.from_table && !back->table.from_table) return NULL;
+    json_t *o = json_object();
+    if (hits->table.from_table) json_object_set_new(o, "hits", json_integer(hits->table.pick.row));
+    if (back->table.from_table)
+        json_object_set_new(o, "hits_back", json_integer(back->table.pick.row));
+    return o;
 }
 
 static json_t *after_json(hm_unit *const *units, int n) {
@@ -172,8 +215,14 @@ int hm_fire_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
     json_t *tests = json_array(), *retreats = json_array();
     hm_unit *u = hm_acting(ctx, &army, err), *t = u ? enemy(&army, u, a->target, err) : NULL;
     int hits = 0, back = 0;
-    if (!t || hits_check(ctx, a->hits_expr, "hits", err) != 0 ||
-        (a->exchange && hits_check(ctx, a->back_expr, "hits_back", err) != 0))
+    hits_plan ph, pb;
+    memset(&pb, 0, sizeof pb);
+    int64_t range = t ? table_dist(u->at, t->at) : 0;
+    if (!t ||
+        hits_plan_make(ctx, "fire_table", u, range, a->situation, a->has_hits, a->hits,
+                       a->hits_expr, "hits", &ph, err) != 0 ||
+        (a->exchange && hits_plan_make(ctx, "fire_table", t, range, a->situation_back, a->has_back,
+                                       a->hits_back, a->back_expr, "hits_back", &pb, err) != 0))
         goto fail;
     if (hm_engaged_check(ctx, &army, u, NULL, "fire", err) != 0 ||
         (a->exchange && hm_engaged_check(ctx, &army, t, NULL, "fire back", err) != 0))
@@ -184,8 +233,8 @@ int hm_fire_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
         goto fail;
     }
     /* The fire is legal: from here on it commits with whatever the dice say. */
-    if (hits_of(ctx, a->hits, a->hits_expr, "hits", &hits, err) != 0 ||
-        (a->exchange && hits_of(ctx, a->hits_back, a->back_expr, "hits_back", &back, err) != 0))
+    if (hits_roll(ctx, &ph, "hits", &hits, err) != 0 ||
+        (a->exchange && hits_roll(ctx, &pb, "hits_back", &back, err) != 0))
         goto fail;
     table_pt u_at = u->at, t_at = t->at;
     hm_unit *side[2] = {t, u};
@@ -193,9 +242,20 @@ int hm_fire_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
     bool failed[2] = {false, false};
     char *s = out->summary;
     size_t cap = sizeof out->summary;
-    rules_say(s, cap, "%s fires at %s: %d hit%s", u->id, t->id, hits, hits == 1 ? "" : "s");
-    if (a->exchange)
+    rules_say(s, cap, "%s fires at %s", u->id, t->id);
+    if (ph.table.from_table || pb.table.from_table) {
+        table_measure m;
+        char len[48];
+        table_measure_read(ctx->options, &m);
+        table_length_text(&m, range, len, sizeof len);
+        rules_say(s, cap, " at %s", len);
+    }
+    rules_say(s, cap, ": %d hit%s", hits, hits == 1 ? "" : "s");
+    plan_say(&ph, "fire table", s, cap);
+    if (a->exchange) {
         rules_say(s, cap, ", %s fires back: %d hit%s", t->id, back, back == 1 ? "" : "s");
+        plan_say(&pb, "fire table", s, cap);
+    }
     for (int i = 0; i < 2; i++) {
         if (lost[i] == 0) continue;
         rules_say(s, cap, "; %s loses %d%% (now %d%%)", side[i]->id, lost[i] * 25,
@@ -227,6 +287,11 @@ int hm_fire_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
         json_pack("{s:s, s:s, s:s, s:i, s:i, s:b, s:o, s:o, s:o}", "action", "fire", "unit", u->id,
                   "target", t->id, "hits", hits, "hits_back", back, "exchange", a->exchange,
                   "tests", tests, "retreats", retreats, "after", after_json(side, 2));
+    json_t *rows = plans_json(&ph, &pb);
+    if (rows && out->result)
+        json_object_set_new(out->result, "table_rows", rows);
+    else
+        json_decref(rows);
     return hm_finish(ctx, &army, out, err);
 dice:
     api_error_set(err, 422, "too_many_dice", NULL, "the dice ran out");
@@ -246,20 +311,29 @@ int hm_melee_resolve(const rules_ctx *ctx, const void *action, rules_outcome *ou
     json_t *tests = json_array(), *retreats = json_array();
     hm_unit *u = hm_acting(ctx, &army, err), *t = u ? enemy(&army, u, a->target, err) : NULL;
     int hits = 0, back = 0;
-    if (!t || hits_check(ctx, a->hits_expr, "hits", err) != 0 ||
-        hits_check(ctx, a->back_expr, "hits_back", err) != 0 ||
+    hits_plan ph, pb;
+    if (!t ||
+        hits_plan_make(ctx, "melee_table", u, -1, a->situation, a->has_hits, a->hits, a->hits_expr,
+                       "hits", &ph, err) != 0 ||
+        hits_plan_make(ctx, "melee_table", t, -1, a->situation_back, a->has_back, a->hits_back,
+                       a->back_expr, "hits_back", &pb, err) != 0 ||
         hm_engaged_check(ctx, &army, u, t, "fight another melee", err) != 0)
         goto fail;
     /* The melee is legal: from here on it commits with whatever the dice say. */
-    if (hits_of(ctx, a->hits, a->hits_expr, "hits", &hits, err) != 0 ||
-        hits_of(ctx, a->hits_back, a->back_expr, "hits_back", &back, err) != 0)
+    if (hits_roll(ctx, &ph, "hits", &hits, err) != 0 ||
+        hits_roll(ctx, &pb, "hits_back", &back, err) != 0)
         goto fail;
     hm_take_hits(t, hits);
     hm_take_hits(u, back);
     char *s = out->summary;
     size_t cap = sizeof out->summary;
-    rules_say(s, cap, "melee %s vs %s: %d and %d hits; this turn (fire included) %s %d, %s %d",
-              u->id, t->id, hits, back, u->id, u->hits_this_turn, t->id, t->hits_this_turn);
+    rules_say(s, cap, "melee %s vs %s: %d and %d hits", u->id, t->id, hits, back);
+    if (ph.table.from_table && pb.table.from_table)
+        rules_say(s, cap, " (melee table %s; %s)", ph.table.text, pb.table.text);
+    else
+        plan_say(ph.table.from_table ? &ph : &pb, "melee table", s, cap);
+    rules_say(s, cap, "; this turn (fire included) %s %d, %s %d", u->id, u->hits_this_turn, t->id,
+              t->hits_this_turn);
     hm_unit *both[2] = {u, t};
     const char *outcome;
     if (u->hits_this_turn == t->hits_this_turn) {
@@ -293,6 +367,11 @@ int hm_melee_resolve(const rules_ctx *ctx, const void *action, rules_outcome *ou
         json_pack("{s:s, s:s, s:s, s:i, s:i, s:s, s:o, s:o, s:o}", "action", "melee", "unit", u->id,
                   "target", t->id, "hits", hits, "hits_back", back, "outcome", outcome, "tests",
                   tests, "retreats", retreats, "after", after_json(both, 2));
+    json_t *rows = plans_json(&ph, &pb);
+    if (rows && out->result)
+        json_object_set_new(out->result, "table_rows", rows);
+    else
+        json_decref(rows);
     return hm_finish(ctx, &army, out, err);
 dice:
     api_error_set(err, 422, "too_many_dice", NULL, "the dice ran out");

@@ -55,6 +55,8 @@ typedef struct hm_army {
     size_t n;
 } hm_army;
 
+/* The unit types' names, NULL-terminated, in hm_type order. */
+extern const char *const hm_type_names[];
 const char *hm_type_name(hm_type t);
 const char *hm_quality_name(hm_quality q);
 const char *hm_state_name(hm_state s);
@@ -117,9 +119,12 @@ int hm_recover(const rules_ctx *ctx, hm_army *a, hm_unit *u, json_t *log, json_t
 /* ---- actions.c ----------------------------------------------------------------------------- */
 typedef struct hm_combat_action {
     char target[UNIT_ID_MAX + 1];
-    int hits, hits_back;               /* given */
-    char hits_expr[64], back_expr[64]; /* rolled: dice notation */
-    bool exchange;                     /* fire: the target fired back in the same exchange */
+    bool has_hits, has_back;                /* sent (refused when a setup table decides them) */
+    int hits, hits_back;                    /* given */
+    char hits_expr[64], back_expr[64];      /* rolled: dice notation */
+    char situation[64], situation_back[64]; /* the table rows' situations, "" none */
+    bool exchange_asked;                    /* fire: "exchange": true (with a fire table) */
+    bool exchange; /* fire: the target fired back in the same exchange (hits_back or asked) */
 } hm_combat_action;
 int hm_fire_decode(const json_t *fields, void *out, api_error *err);
 int hm_melee_decode(const json_t *fields, void *out, api_error *err);

@@ -3,12 +3,14 @@
 #include "rules/horse_and_musket/hm.h"
 
 #include "protocol/json_in.h"
+#include "rules/common/combat_table.h"
 #include "rules/common/fields.h"
 
 #include <string.h>
 
 static json_t *hm_init_state(const json_t *options, const json_t *setup, api_error *err) {
-    static const char *const setup_keys[] = {"units", "terrain", "turn", "retreat_variation", NULL};
+    static const char *const setup_keys[] = {
+        "units", "terrain", "turn", "retreat_variation", "fire_table", "melee_table", NULL};
     /* Terrain areas are kept for the table and its clients: the morale rule has no terrain
      * effect, so no action reads them. */
     static const char *const terrain_types[] = {"difficult", "impassable", NULL};
@@ -42,6 +44,12 @@ static json_t *hm_init_state(const json_t *options, const json_t *setup, api_err
     json_t *state = json_pack("{s:o, s:o, s:o}", "units", list, "terrain", terrain, "turn", turn);
     if (state && variation[0])
         json_object_set_new(state, "retreat_variation", json_string(variation));
+    /* The firing and melee tables are the game's, not in our source: the setup may give them
+     * (rules/common/combat_table.h), and then the umpire rolls every hit from them. */
+    if (state && combat_tables_add(state, setup, hm_type_names, err) != 0) {
+        json_decref(state);
+        return NULL;
+    }
     return state;
 }
 
@@ -103,18 +111,32 @@ void hm_odds_finish(json_t *answer) {
 static const rules_field fire_fields[] = {
     {"unit", "string", 1, "the firing unit"},
     {"target", "string", 1, "the enemy unit fired at"},
-    {"hits", "integer", 1,
-     "hits on the target: an integer (options.hits given) or a dice notation (rolled)"},
+    {"hits", "integer", 0,
+     "without setup.fire_table (required then): hits on the target, an integer (options.hits "
+     "given) or a dice notation (rolled); with one, refused: the umpire rolls the table's row"},
     {"hits_back", "integer", 0,
-     "hits of the target's return fire in the same exchange (the retreat exception)"},
+     "without setup.fire_table: hits of the target's return fire in the same exchange (the "
+     "retreat exception)"},
+    {"situation", "string", 0,
+     "with setup.fire_table: the situation of the shot, as a row names it"},
+    {"situation_back", "string", 0, "with setup.fire_table: the situation of the return fire"},
+    {"exchange", "boolean", 0,
+     "with setup.fire_table: the target fires back in the same exchange (its row rolled too)"},
     {NULL, NULL, 0, NULL},
 };
 
 static const rules_field melee_fields[] = {
     {"unit", "string", 1, "the attacking unit"},
     {"target", "string", 1, "the enemy unit"},
-    {"hits", "integer", 1, "hits on the target (integer, or notation when rolled)"},
-    {"hits_back", "integer", 1, "hits on the attacker (integer, or notation when rolled)"},
+    {"hits", "integer", 0,
+     "without setup.melee_table (required then): hits on the target (integer, or notation when "
+     "rolled); with one, refused: the umpire rolls the attacker's row"},
+    {"hits_back", "integer", 0,
+     "without setup.melee_table (required then): hits on the attacker; with one, the target's "
+     "row is rolled"},
+    {"situation", "string", 0,
+     "with setup.melee_table: the attacker's situation, as a row names it"},
+    {"situation_back", "string", 0, "with setup.melee_table: the target's situation"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -177,7 +199,9 @@ static const char *const hm_sources[] = {
     "melee rule (most hits retreats, ties fight on, blocked retreats), the firing addition "
     "(failed fire tests retreat, the exchange exception) and recovery (5+)",
     "house defaults (docs/rules/horse-and-musket.md): effectiveness in 25% steps of "
-    "hits_per_quarter hits (1), hits given by the table, directly behind = within 30 degrees, "
+    "hits_per_quarter hits (1), hits from setup.fire_table / melee_table when the setup gives "
+    "them (the game's tables are not in our source), else given by the table, directly behind = "
+    "within 30 degrees, "
     "bases as discs of options.base_radius, a retreat blocked by the first unit its base would "
     "touch, the retreat variation from setup.retreat_variation (none), the sequence of play "
     "(each side in turn: Movement, Fire, Melee; recovery rolled as a side's turn begins)",
@@ -228,7 +252,10 @@ const ruleset ruleset_horse_and_musket = {
         "order of the sides and the phases. Actions: fire, melee, move, morale, attach, "
         "end_phase. Setup: terrain? [{id, type: difficult|impassable, polygon}] (kept for the "
         "table; the rule has no terrain effect), retreat_variation? (a dice notation added to "
-        "every retreat's full move, rolled by the umpire; default none), units {id, side, type: "
+        "every retreat's full move, rolled by the umpire; default none), fire_table? and "
+        "melee_table? [{unit?: a type, range?: [lo, hi] (fire), situation?, hits: a dice "
+        "notation or 0-99, source?}] (the first matching row decides; with a table the umpire "
+        "rolls every hit and an action sends none), units {id, side, type: "
         "line_infantry|light_infantry|cavalry|artillery, quality: elite|regular|poor|militia, "
         "at: [x, y], facing: 0-359, movement, effectiveness?: 25-100, hits_per_quarter?, "
         "general?, name?}. Details: docs/rules/horse-and-musket.md.",

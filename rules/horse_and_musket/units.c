@@ -19,13 +19,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const type_names[] = {"line_infantry", "light_infantry", "cavalry", "artillery",
-                                         NULL};
+const char *const hm_type_names[] = {"line_infantry", "light_infantry", "cavalry", "artillery",
+                                     NULL};
 static const char *const quality_names[] = {"elite", "regular", "poor", "militia", NULL};
 static const char *const state_names[] = {"normal", "retreating", "eliminated", NULL};
 
 const char *hm_type_name(hm_type t) {
-    return type_names[t];
+    return hm_type_names[t];
 }
 
 const char *hm_quality_name(hm_quality q) {
@@ -76,7 +76,7 @@ static int read_unit(const json_t *obj, const char *path, bool in_state, hm_unit
     if (json_in_only_keys(obj, path, keys, err) != 0 ||
         rules_in_text(obj, path, "id", true, u->id, sizeof u->id, err) != 0 ||
         rules_in_text(obj, path, "side", true, u->side, sizeof u->side, err) != 0 ||
-        rules_in_enum(obj, path, "type", true, type_names, 0, &type, err) != 0 ||
+        rules_in_enum(obj, path, "type", true, hm_type_names, 0, &type, err) != 0 ||
         rules_in_enum(obj, path, "quality", true, quality_names, 0, &quality, err) != 0 ||
         table_pt_read(obj, path, "at", true, &u->at, err) != 0 ||
         rules_in_int(obj, path, "facing", true, 0, 359, &u->facing, err) != 0 ||

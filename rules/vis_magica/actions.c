@@ -9,6 +9,7 @@
 #include "rules/vis_magica/vm.h"
 
 #include "protocol/json_in.h"
+#include "rules/common/combat_table.h"
 #include "rules/common/fields.h"
 
 #include <math.h>
@@ -105,20 +106,44 @@ fail:
 /* ---- shoot and melee ------------------------------------------------------------------------- */
 
 static int hits_decode(const json_t *fields, vm_hits_action *a, bool melee, api_error *err) {
-    static const char *const shoot_keys[] = {"target", "hits", NULL};
-    static const char *const melee_keys[] = {"target", "hits", "hits_back", NULL};
+    static const char *const shoot_keys[] = {"target", "hits", "situation", NULL};
+    static const char *const melee_keys[] = {"target",    "hits",           "hits_back",
+                                             "situation", "situation_back", NULL};
+    a->has_hits = rules_in_present(fields, "hits") != NULL;
+    a->has_back = rules_in_present(fields, "hits_back") != NULL;
     if (json_in_only_keys(fields, "", melee ? melee_keys : shoot_keys, err) != 0 ||
         rules_in_text(fields, "", "target", true, a->target, sizeof a->target, err) != 0 ||
         rules_in_int(fields, "", "hits", false, 0, 99, &a->hits, err) != 0 ||
-        rules_in_int(fields, "", "hits_back", false, 0, 99, &a->hits_back, err) != 0)
+        rules_in_int(fields, "", "hits_back", false, 0, 99, &a->hits_back, err) != 0 ||
+        rules_in_text(fields, "", "situation", false, a->situation, sizeof a->situation, err) !=
+            0 ||
+        rules_in_text(fields, "", "situation_back", false, a->situation_back,
+                      sizeof a->situation_back, err) != 0)
         return -1;
     return 0;
 }
 
 static json_t *hits_encode(const vm_hits_action *a, bool melee) {
-    json_t *o = json_pack("{s:s, s:i}", "target", a->target, "hits", a->hits);
-    if (o && melee) json_object_set_new(o, "hits_back", json_integer(a->hits_back));
+    json_t *o = json_pack("{s:s}", "target", a->target);
+    if (!o) return NULL;
+    if (a->has_hits) json_object_set_new(o, "hits", json_integer(a->hits));
+    if (melee && a->has_back) json_object_set_new(o, "hits_back", json_integer(a->hits_back));
+    if (a->situation[0]) json_object_set_new(o, "situation", json_string(a->situation));
+    if (a->situation_back[0])
+        json_object_set_new(o, "situation_back", json_string(a->situation_back));
     return o;
+}
+
+/* Where one side's hits come from, decided before any die (rules/ruleset.h): the setup's
+ * shooting or melee table, rolled by the umpire; else the hits the table gave (house default: 0
+ * when none). */
+static int hits_plan(const rules_ctx *ctx, const char *key, const vm_base *by, int64_t range,
+                     const char *situation, bool sent, const char *field, combat_plan *h,
+                     api_error *err) {
+    table_measure m;
+    table_measure_read(ctx->options, &m);
+    return combat_plan_make(ctx->state, key, range >= 0 ? &m : NULL, vm_type_name(by->type), range,
+                            situation, sent, field, h, err);
 }
 
 int vm_fire_decode(const json_t *fields, void *out, api_error *err) {
@@ -183,21 +208,32 @@ int vm_fire_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
                       dist, l_range);
         goto fail;
     }
+    combat_plan hs;
+    if (hits_plan(ctx, "fire_table", b, d, a->situation, a->has_hits, "hits", &hs, err) != 0)
+        goto fail;
+    /* The shot is legal: from here on it commits with whatever the dice say. */
+    int hits = a->hits;
+    if (hs.from_table && combat_pick_roll(ctx->dice, &hs.pick, "hits", &hits, err) != 0) goto fail;
     rules_say(out->summary, sizeof out->summary, "%s shoots at %s%s at %s: %s range%s", b->id,
               target->id, target->flying ? " (flying)" : "", dist, band,
               target->flying ? " (a flying target: only at short range, counted as long)" : "");
-    if (a->hits) {
+    if (hs.from_table)
+        rules_say(out->summary, sizeof out->summary, "; %d hit%s (shooting table %s)", hits,
+                  hits == 1 ? "" : "s", hs.text);
+    if (hits) {
         rules_say(out->summary, sizeof out->summary, "; ");
-        vm_casualties(target, b, a->hits, false, out->summary, sizeof out->summary);
+        vm_casualties(target, b, hits, false, out->summary, sizeof out->summary);
     } else {
         rules_say(out->summary, sizeof out->summary, "; no hits");
     }
     out->result = json_pack(
         "{s:s, s:s, s:s, s:I, s:s, s:b, s:i, s:i, s:i, s:b, s:s}", "action", "fire", "unit", b->id,
         "target", target->id, "distance", (json_int_t)d, "range", band, "flying_target",
-        target->flying, "hits", a->hits, "target_strength", target->strength, "lost_this_phase",
+        target->flying, "hits", hits, "target_strength", target->strength, "lost_this_phase",
         target->lost_this_phase, "flank_rear_casualties", target->flank_rear_casualties,
         "target_morale", vm_morale_name(target->morale));
+    if (hs.from_table && out->result)
+        json_object_set_new(out->result, "table_rows", json_pack("{s:i}", "hits", hs.pick.row));
     return vm_finish(ctx, &t, out, err);
 fail:
     vm_table_free(&t);
@@ -215,6 +251,15 @@ int vm_melee_resolve(const rules_ctx *ctx, const void *action, rules_outcome *ou
         goto fail;
     }
     bool removed = false;
+    combat_plan hs, hb;
+    memset(&hs, 0, sizeof hs);
+    memset(&hb, 0, sizeof hb);
+    int hits = a->hits, back = a->hits_back;
+    if (target->morale != VM_ROUTED &&
+        (hits_plan(ctx, "melee_table", b, -1, a->situation, a->has_hits, "hits", &hs, err) != 0 ||
+         hits_plan(ctx, "melee_table", target, -1, a->situation_back, a->has_back, "hits_back", &hb,
+                   err) != 0))
+        goto fail;
     if (target->morale == VM_ROUTED) {
         /* 10.2: a routed base forced into melee by an enemy base is removed from the field. */
         target->morale = VM_REMOVED;
@@ -224,18 +269,28 @@ int vm_melee_resolve(const rules_ctx *ctx, const void *action, rules_outcome *ou
                   "%s forces routed %s into melee: %s is removed from the field (10.2)", b->id,
                   target->id, target->id);
     } else {
+        /* The melee is legal: from here on it commits with whatever the dice say. */
+        if ((hs.from_table && combat_pick_roll(ctx->dice, &hs.pick, "hits", &hits, err) != 0) ||
+            (hb.from_table && combat_pick_roll(ctx->dice, &hb.pick, "hits_back", &back, err) != 0))
+            goto fail;
         rules_say(out->summary, sizeof out->summary, "%s in melee with %s: ", b->id, target->id);
+        if (hs.from_table)
+            rules_say(out->summary, sizeof out->summary, "%d and %d hits (melee table %s; %s); ",
+                      hits, back, hs.text, hb.text);
         char text[300] = "";
-        vm_casualties(target, b, a->hits, true, text, sizeof text);
-        if (a->hits && a->hits_back) rules_say(text, sizeof text, "; ");
-        vm_casualties(b, target, a->hits_back, true, text, sizeof text);
+        vm_casualties(target, b, hits, true, text, sizeof text);
+        if (hits && back) rules_say(text, sizeof text, "; ");
+        vm_casualties(b, target, back, true, text, sizeof text);
         rules_say(out->summary, sizeof out->summary, "%s", text[0] ? text : "no casualties");
     }
-    out->result = json_pack(
-        "{s:s, s:s, s:s, s:b, s:i, s:i, s:i, s:i, s:s, s:s}", "action", "melee", "unit", b->id,
-        "target", target->id, "target_removed", removed, "hits", a->hits, "hits_back", a->hits_back,
-        "strength", b->strength, "target_strength", target->strength, "morale",
-        vm_morale_name(b->morale), "target_morale", vm_morale_name(target->morale));
+    out->result =
+        json_pack("{s:s, s:s, s:s, s:b, s:i, s:i, s:i, s:i, s:s, s:s}", "action", "melee", "unit",
+                  b->id, "target", target->id, "target_removed", removed, "hits", hits, "hits_back",
+                  back, "strength", b->strength, "target_strength", target->strength, "morale",
+                  vm_morale_name(b->morale), "target_morale", vm_morale_name(target->morale));
+    if (!removed && hs.from_table && out->result)
+        json_object_set_new(out->result, "table_rows",
+                            json_pack("{s:i, s:i}", "hits", hs.pick.row, "hits_back", hb.pick.row));
     return vm_finish(ctx, &t, out, err);
 fail:
     vm_table_free(&t);

@@ -16,13 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const type_names[] = {"close_order", "open_order", "cavalry",
-                                         "chariots",    "other",      NULL};
+const char *const vm_type_names[] = {"close_order", "open_order", "cavalry",
+                                     "chariots",    "other",      NULL};
 static const char *const morale_names[] = {"good", "shaken", "routed", "removed", NULL};
 const char *const vm_terrain_types[] = {"difficult", "impassable", NULL};
 
 const char *vm_type_name(vm_type t) {
-    return type_names[t];
+    return vm_type_names[t];
 }
 
 const char *vm_morale_name(vm_morale m) {
@@ -75,7 +75,7 @@ static int read_base(const json_t *obj, const char *path, bool in_state, vm_base
     if (json_in_only_keys(obj, path, keys, err) != 0 ||
         rules_in_text(obj, path, "id", true, b->id, sizeof b->id, err) != 0 ||
         rules_in_text(obj, path, "side", true, b->side, sizeof b->side, err) != 0 ||
-        rules_in_enum(obj, path, "type", true, type_names, 0, &type, err) != 0 ||
+        rules_in_enum(obj, path, "type", true, vm_type_names, 0, &type, err) != 0 ||
         table_pt_read(obj, path, "at", true, &b->at, err) != 0 ||
         rules_in_int(obj, path, "facing", true, 0, 359, &b->facing, err) != 0 ||
         rules_in_int(obj, path, "strength", true, in_state ? 0 : 1, 99, &b->strength, err) != 0 ||

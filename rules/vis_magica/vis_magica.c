@@ -3,12 +3,14 @@
 #include "rules/vis_magica/vm.h"
 
 #include "protocol/json_in.h"
+#include "rules/common/combat_table.h"
 #include "rules/common/fields.h"
 
 #include <string.h>
 
 static json_t *vm_init_state(const json_t *options, const json_t *setup, api_error *err) {
-    static const char *const setup_keys[] = {"units", "terrain", "turn", NULL};
+    static const char *const setup_keys[] = {"units",      "terrain",     "turn",
+                                             "fire_table", "melee_table", NULL};
     if (vm_options_check(options, err) != 0 ||
         json_in_only_keys(setup, "setup", setup_keys, err) != 0)
         return NULL;
@@ -27,7 +29,14 @@ static json_t *vm_init_state(const json_t *options, const json_t *setup, api_err
         json_decref(terrain);
         return NULL;
     }
-    return json_pack("{s:o, s:o, s:o}", "units", bases, "terrain", terrain, "turn", turn);
+    json_t *state = json_pack("{s:o, s:o, s:o}", "units", bases, "terrain", terrain, "turn", turn);
+    /* The shooting and melee tables are the rulebook's, not among our sources: the setup may
+     * give them (rules/common/combat_table.h), and then the umpire rolls every hit from them. */
+    if (state && combat_tables_add(state, setup, vm_type_names, err) != 0) {
+        json_decref(state);
+        return NULL;
+    }
+    return state;
 }
 
 /* ---- odds: morale and rally told apart by pass/fail and the state after ---------------------- */
@@ -96,15 +105,24 @@ static const rules_field move_fields[] = {
 static const rules_field fire_fields[] = {
     {"unit", "string", 1, "the shooting base (it needs setup range {short, long})"},
     {"target", "string", 1, "the base shot at"},
-    {"hits", "integer", 0, "the hits scored (the rulebook's shooting table; default 0)"},
+    {"hits", "integer", 0,
+     "without setup.fire_table: the hits scored (the rulebook's shooting table; default 0); "
+     "with one, refused: the umpire rolls the table's row"},
+    {"situation", "string", 0,
+     "with setup.fire_table: the situation of the shot, as a row names it"},
     {NULL, NULL, 0, NULL},
 };
 
 static const rules_field melee_fields[] = {
     {"unit", "string", 1, "the base that fights"},
     {"target", "string", 1, "the enemy base (a routed one is removed, 10.2)"},
-    {"hits", "integer", 0, "hits on the target"},
-    {"hits_back", "integer", 0, "hits on the acting base"},
+    {"hits", "integer", 0,
+     "without setup.melee_table: hits on the target; with one, refused: the acting base's row "
+     "is rolled"},
+    {"hits_back", "integer", 0,
+     "without setup.melee_table: hits on the acting base; with one, the target's row is rolled"},
+    {"situation", "string", 0, "with setup.melee_table: the acting base's situation"},
+    {"situation_back", "string", 0, "with setup.melee_table: the target's situation"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -53,6 +53,8 @@ typedef struct vm_table {
     size_t n;
 } vm_table;
 
+/* The base types' names, NULL-terminated, in vm_type order. */
+extern const char *const vm_type_names[];
 const char *vm_type_name(vm_type t);
 const char *vm_morale_name(vm_morale m);
 json_t *vm_bases_from_setup(const json_t *units, api_error *err);
@@ -89,8 +91,11 @@ int vm_move_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
 
 typedef struct vm_hits_action {
     char target[UNIT_ID_MAX + 1];
-    int hits;      /* on the target */
-    int hits_back; /* melee: on the acting base */
+    int hits;                /* on the target */
+    int hits_back;           /* melee: on the acting base */
+    bool has_hits, has_back; /* sent (refused when the setup's table decides them) */
+    char situation[64];      /* the table row's situation for the hits, "" none */
+    char situation_back[64]; /* melee: for the hits back */
 } vm_hits_action;
 int vm_fire_decode(const json_t *fields, void *out, api_error *err);
 json_t *vm_fire_encode(const void *action);

@@ -47,8 +47,10 @@ def test_the_ruleset_describes_itself(umpire):
     assert d["id"] == RS and d["version"] == 3 and d["description"]
     assert [a["type"] for a in d["actions"]] == ACTIONS
     fields = {a["type"]: {f["name"]: f for f in a["fields"]} for a in d["actions"]}
-    assert set(fields["fire"]) == {"unit", "target", "hits", "hits_back"}
-    assert set(fields["melee"]) == {"unit", "target", "hits", "hits_back"}
+    assert set(fields["fire"]) == {"unit", "target", "hits", "hits_back", "situation",
+                                   "situation_back", "exchange"}
+    assert set(fields["melee"]) == {"unit", "target", "hits", "hits_back", "situation",
+                                    "situation_back"}
     assert set(fields["move"]) == {"unit", "to", "path", "facing"}
     assert set(fields["morale"]) == {"unit", "reason"}
     assert set(fields["attach"]) == {"unit", "general"}
@@ -58,9 +60,10 @@ def test_the_ruleset_describes_itself(umpire):
         ("movement", "Movement"), ("fire", "Fire"), ("melee", "Melee")]
     assert "house default" in seq["source"]
     assert "Sequence of play (house default)" in d["description"]
-    assert fields["fire"]["hits"]["required"] is True
+    # hits are the side's word only without a setup table: not required by the schema
+    assert fields["fire"]["hits"]["required"] is False
     assert fields["fire"]["hits_back"]["required"] is False
-    assert fields["melee"]["hits_back"]["required"] is True
+    assert fields["melee"]["hits_back"]["required"] is False
     for a in d["actions"]:
         for f in a["fields"]:
             assert f["description"] and f["type"] in ("string", "integer", "boolean", "object",
@@ -449,12 +452,15 @@ def test_sides_and_refusals(umpire):
     # malformed fields are 400s naming the field
     assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
         "type": "move", "unit": "fr-line", "to": [100]}, token=fr), 400, "invalid_field", "to")
+    assert umpire.session(sid, token=ref)["version"] == 1
+    # in the Fire phase: no hits and no setup table to roll them from; a target of one's own side
+    act(umpire, sid, fr, {"type": "end_phase"})
     assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
         "type": "fire", "unit": "fr-guard", "target": "br-redcoats", "dice": [4]}, token=fr),
         400, "invalid_field", "hits")
-    assert umpire.session(sid, token=ref)["version"] == 1
-    # in the Fire phase: a target of one's own side
-    act(umpire, sid, fr, {"type": "end_phase"})
+    assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
+        "type": "fire", "unit": "fr-guard", "target": "br-redcoats", "hits": 1,
+        "situation": "cover", "dice": [4]}, token=fr), 422, "no_table", "hits")
     assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
         "type": "fire", "unit": "fr-guard", "target": "fr-line", "hits": 1, "dice": [4]},
         token=fr), 422, "rules_violation", "target")
@@ -480,3 +486,72 @@ def test_the_scenarios_first_action_can_be_repeated(umpire):
     assert len(ans["outcomes"]) == 1 and close(ans["outcomes"][0]["p"], 1)
     rep = expect(umpire.get(f"/v1/sessions/{sid}/verify", token=tok["referee"]), 200)
     assert rep["ok"] is True and rep["actions_readjudicated"] == 12
+
+
+FIRE_TABLE = [
+    {"unit": "line_infantry", "range": [0, 200], "situation": "target in cover", "hits": "1d6-4"},
+    {"unit": "line_infantry", "range": [0, 100], "hits": "1d6-3", "source": "house table, row 2"},
+    {"unit": "line_infantry", "range": [101, 300], "hits": "1d6-5"},
+    {"unit": "artillery", "hits": 1},
+]
+MELEE_TABLE = [{"unit": "line_infantry", "hits": "1d3"}, {"hits": "1d2-1"}]
+
+
+def test_a_setup_table_rolls_the_hits(umpire):
+    """Issue 23, item 3: with setup.fire_table / melee_table the umpire rolls each side's hits
+    from the first matching row (unit type, range measured from base to base, situation named);
+    hits sent by the side are refused before any die; the summary names the row."""
+    setup = dict(copy.deepcopy(SETUP), fire_table=FIRE_TABLE, melee_table=MELEE_TABLE)
+    sid, tok = create(umpire, setup=setup)
+    ref, fr = tok["referee"], tok["sides"]["french"]
+    act(umpire, sid, fr, {"type": "end_phase"})           # the French Fire phase
+    shot = {"type": "fire", "unit": "fr-guard", "target": "br-redcoats"}  # 80 apart: 8 in
+    err = assert_error(umpire.post(f"/v1/sessions/{sid}/actions", dict(shot, hits=3, dice=[6]),
+                                   token=fr), 422, "hits_from_table", "hits")
+    assert "fire_table" in err["message"]
+    err = assert_error(umpire.post(f"/v1/sessions/{sid}/actions",
+                                   dict(shot, situation="in the open", dice=[6]), token=fr),
+                       422, "no_table_row")
+    assert err["details"] == {"table": "fire_table", "unit_type": "line_infantry", "range": 80,
+                              "situation": "in the open"}
+    # manual dice list the row's roll: 1d6-3 for hits, then the redcoats' morale die
+    err = assert_error(umpire.post(f"/v1/sessions/{sid}/actions", shot, token=fr), 422,
+                       "dice_required")
+    assert err["details"]["needed"][0]["purpose"] == "hits"
+    assert umpire.session(sid, token=ref)["version"] == 2
+    # the odds enumerate the row's die: 1d6-3 is 0 hits on 1-3, then 1, 2, 3
+    ans = expect(umpire.post(f"/v1/sessions/{sid}/odds", shot, token=fr), 200)
+    assert close(sum(o["p"] for o in ans["outcomes"]), 1)
+    out = act(umpire, sid, fr, dict(shot, dice=[5, 6]))     # 5-3 = 2 hits: 50%, a test (6)
+    assert out["result"]["hits"] == 2 and out["result"]["table_rows"] == {"hits": 1}
+    assert out["summary"].startswith(
+        "fr-guard fires at br-redcoats at 8 in: 2 hits (fire table row 2: line infantry, 0 in to "
+        "10 in, 1d6-3, house table, row 2); "), out["summary"]
+    # in cover: the first row, named by the situation
+    out = act(umpire, sid, fr, {"type": "fire", "unit": "fr-line", "target": "br-redcoats",
+                                "situation": "target in cover", "dice": [2]})
+    assert out["result"]["hits"] == 0 and out["result"]["table_rows"] == {"hits": 0}, out
+    # to the Melee phase: both sides' rows are rolled, none sent
+    act(umpire, sid, fr, {"type": "end_phase"})
+    out = act(umpire, sid, fr, {"type": "melee", "unit": "fr-guard", "target": "br-redcoats",
+                                "dice": [3, 1]})
+    assert (out["result"]["hits"], out["result"]["hits_back"]) == (3, 1), out["result"]
+    assert out["result"]["table_rows"] == {"hits": 0, "hits_back": 0}
+    assert out["summary"].startswith("melee fr-guard vs br-redcoats: 3 and 1 hits (melee table "
+                                     "row 1: line infantry, 1d3; row 1: line infantry, 1d3); "), \
+        out["summary"]
+    assert expect(umpire.get(f"/v1/sessions/{sid}/verify", token=ref), 200)["ok"] is True
+
+
+def test_a_setup_table_is_checked(umpire):
+    for table, field in (([{"hits": "2d"}], "setup.fire_table[0].hits"),
+                         ([{"unit": "dragoons", "hits": 1}], "setup.fire_table[0].unit"),
+                         ([{"range": [5, 2], "hits": 1}], "setup.fire_table[0].range"),
+                         ([], "setup.fire_table")):
+        r = umpire.post("/v1/sessions", {"ruleset": RS, "title": "bad table", "sides": ["french", "british"],
+                                         "setup": dict(copy.deepcopy(SETUP), fire_table=table)})
+        assert r.status in (400, 422) and r.body["error"]["details"]["field"] == field, (table, r)
+    r = umpire.post("/v1/sessions", {"ruleset": RS, "title": "bad table", "sides": ["french", "british"],
+                                     "setup": dict(copy.deepcopy(SETUP),
+                                                   melee_table=[{"range": [0, 5], "hits": 1}])})
+    assert r.status == 400 and r.body["error"]["details"]["field"] == "setup.melee_table[0].range", r

@@ -53,8 +53,9 @@ def test_the_ruleset_describes_itself(umpire):
     assert set(fields["morale"]) == {"unit", "cause", "modifiers", "apply"}
     assert set(fields["rally"]) == {"unit", "cause", "modifiers", "apply"}
     assert set(fields["move"]) == {"unit", "to", "path", "facing"}
-    assert set(fields["fire"]) == {"unit", "target", "hits"}
-    assert set(fields["melee"]) == {"unit", "target", "hits", "hits_back"}
+    assert set(fields["fire"]) == {"unit", "target", "hits", "situation"}
+    assert set(fields["melee"]) == {"unit", "target", "hits", "hits_back", "situation",
+                                    "situation_back"}
     assert set(fields["end_phase"]) == set()
     # the sequence of play, as data: four phases, each naming who does what in it
     seq = d["sequence"]
@@ -485,3 +486,45 @@ def test_the_scenarios_first_action_can_be_repeated(umpire):
     assert len(ans["outcomes"]) == 1 and close(ans["outcomes"][0]["p"], 1)
     rep = expect(umpire.get(f"/v1/sessions/{sid}/verify", token=tok["referee"]), 200)
     assert rep["ok"] is True and rep["actions_readjudicated"] == 12
+
+
+def test_a_setup_table_rolls_the_hits(umpire):
+    """Issue 23, item 3: with setup.fire_table / melee_table the umpire rolls each base's hits
+    from the first row for its type, the range it measured and the situation named; hits sent
+    are refused before any die; the summary names the row."""
+    setup = dict(copy.deepcopy(SETUP),
+                 fire_table=[{"unit": "open_order", "range": [0, 120], "hits": "1d3",
+                              "source": "our club's table"},
+                             {"unit": "open_order", "hits": "1d2-1"}],
+                 melee_table=[{"unit": "cavalry", "situation": "charging", "hits": "1d3+1"},
+                              {"hits": "1d2"}])
+    sid, tok = create(umpire, setup=setup)
+    ref, em, ho = tok["referee"], tok["sides"]["empire"], tok["sides"]["horde"]
+    end_phase(umpire, sid, em, "shooting", "empire", 1)
+    shot = {"type": "fire", "unit": "archers", "target": "harpies"}   # 9 in, flying
+    assert_error(umpire.post(f"/v1/sessions/{sid}/actions", dict(shot, hits=2, dice=[3]),
+                             token=em), 422, "hits_from_table", "hits")
+    err = assert_error(umpire.post(f"/v1/sessions/{sid}/actions", dict(shot, situation="volley"),
+                                   token=em), 422, "no_table_row")
+    assert err["details"]["unit_type"] == "open_order"
+    out = act(umpire, sid, em, dict(shot, dice=[2]))
+    assert out["result"]["hits"] == 2 and out["result"]["table_rows"] == {"hits": 0}
+    assert out["summary"] == ("archers shoots at harpies (flying) at 9 in: long range (a flying "
+                              "target: only at short range, counted as long); 2 hits (shooting "
+                              "table row 1: open order, 0 in to 12 in, 1d3, our club's table); "
+                              "harpies loses 2 (strength 2)"), out["summary"]
+    events = umpire.events(sid, token=ref)[0]
+    assert events[-1]["data"]["dice"][0]["purpose"] == "hits"
+    # to the horde's Melee phase (the referee ends the phases between): the wolves charge the
+    # legion (the cavalry row for the charge; the row for any base for the legion's hits back)
+    t = expect(umpire.get(f"/v1/sessions/{sid}", token=ref), 200)["state"]["turn"]
+    while (t["player"], t["phase"]) != ("horde", "melee"):
+        act(umpire, sid, ref, {"type": "end_phase"})
+        t = expect(umpire.get(f"/v1/sessions/{sid}", token=ref), 200)["state"]["turn"]
+    out = act(umpire, sid, ho, {"type": "melee", "unit": "wolves", "target": "legion",
+                                "situation": "charging", "dice": [3, 1]})
+    assert (out["result"]["hits"], out["result"]["hits_back"]) == (4, 1), out["result"]
+    assert out["result"]["table_rows"] == {"hits": 0, "hits_back": 1}
+    assert "(melee table row 1: cavalry, charging, 1d3+1; row 2: close order, 1d2)" in \
+        out["summary"], out["summary"]
+    assert expect(umpire.get(f"/v1/sessions/{sid}/verify", token=ref), 200)["ok"] is True
