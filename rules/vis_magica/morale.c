@@ -33,6 +33,7 @@ int vm_check_decode(const json_t *fields, void *out, api_error *err) {
         rules_in_enum(fields, "", "cause", false, causes, 0, &cause, err) != 0)
         return -1;
     a->combat = cause == 1;
+    a->cause_given = rules_in_present(fields, "cause") != NULL;
     if (json_in_array(fields, "", "modifiers", false, 8, &mods) != 0 ||
         json_in_array(fields, "", "apply", false, 8, &apply) != 0) {
         json_in_take_error(err);
@@ -70,8 +71,10 @@ int vm_check_decode(const json_t *fields, void *out, api_error *err) {
 
 json_t *vm_check_encode(const void *action) {
     const vm_check_action *a = action;
-    json_t *o = json_pack("{s:s}", "cause", a->combat ? "combat" : "other");
+    json_t *o = json_object();
     if (!o) return NULL;
+    if (a->cause_given)
+        json_object_set_new(o, "cause", json_string(a->combat ? "combat" : "other"));
     if (a->nmods) {
         json_t *mods = json_array();
         for (int i = 0; i < a->nmods; i++)
@@ -86,6 +89,49 @@ json_t *vm_check_encode(const void *action) {
         json_object_set_new(o, "apply", apply);
     }
     return o;
+}
+
+static bool by_referee(const rules_ctx *ctx) {
+    return ctx->actor && strcmp(ctx->actor, "referee") == 0;
+}
+
+/* No fact from the acting side alone (issue 23, item 3): a side names the situations that apply
+ * (`apply`, from the session's table options.modifiers, which the referee set at creation) and
+ * the umpire sums them; a value typed by a side is refused. The referee may still rule one. */
+static int modifiers_by_name(const rules_ctx *ctx, const vm_check_action *a, api_error *err) {
+    if (a->nmods == 0 || by_referee(ctx)) return 0;
+    const json_t *named = json_object_get(ctx->options, "modifiers");
+    json_t *names = json_array();
+    const char *k;
+    const json_t *v;
+    json_object_foreach((json_t *)named, k, v) json_array_append_new(names, json_string(k));
+    api_error_set(err, 422, "modifiers_by_name",
+                  json_pack("{s:s, s:o}", "field", "modifiers", "named", names),
+                  "a side names its modifiers (apply: [names of options.modifiers]) and the "
+                  "umpire sums them; a value is the referee's to rule");
+    return -1;
+}
+
+/* "combat" is what the state says: casualties from shooting or melee this phase (10.2 counts
+ * them within the phase). A side's cause that says otherwise is refused; the referee's stands. */
+static int cause_of(const rules_ctx *ctx, const vm_check_action *a, const vm_base *b, bool *combat,
+                    api_error *err) {
+    bool known = b->lost_this_phase > 0;
+    *combat = known;
+    if (!a->cause_given || a->combat == known) return 0;
+    if (by_referee(ctx)) {
+        *combat = a->combat;
+        return 0;
+    }
+    api_error_set(err, 422, "cause_mismatch",
+                  json_pack("{s:s, s:s, s:i}", "field", "cause", "cause",
+                            known ? "combat" : "other", "lost_this_phase", b->lost_this_phase),
+                  known ? "base '%s' lost %d to shooting or melee this phase: its check follows "
+                          "combat (leave cause out: the umpire knows)"
+                        : "base '%s' lost nothing to shooting or melee this phase (%d): its check "
+                          "does not follow combat (leave cause out: the umpire knows)",
+                  b->id, b->lost_this_phase);
+    return -1;
 }
 
 /* The modified strength's terms: the request's, then the named options'. */
@@ -137,7 +183,10 @@ static int check(const rules_ctx *ctx, const vm_check_action *a, bool rally, rul
     if (vm_table_load(ctx->state, &t, err) != 0) return -1;
     vm_base *b = vm_acting(ctx, &t, err);
     rules_terms terms = {0};
-    if (!b || gather_terms(ctx, a, b, &terms, err) != 0) goto fail;
+    bool combat = false;
+    if (!b || modifiers_by_name(ctx, a, err) != 0 || cause_of(ctx, a, b, &combat, err) != 0 ||
+        gather_terms(ctx, a, b, &terms, err) != 0)
+        goto fail;
     if (rally && b->morale == VM_GOOD) {
         vm_rule_error(err, "unit", "base '%s' has good morale: only shaken or routed bases rally",
                       b->id);
@@ -155,15 +204,15 @@ static int check(const rules_ctx *ctx, const vm_check_action *a, bool rally, rul
     bool passed = double_one || (!double_six && score < modified);
     vm_morale before = b->morale;
     int start = b->strength + b->lost_this_phase;
-    bool half_lost = a->combat && b->lost_this_phase * 2 >= start && b->lost_this_phase > 0;
+    bool half_lost = combat && b->lost_this_phase * 2 >= start && b->lost_this_phase > 0;
     const char *why = "";
     switch (b->morale) {
     case VM_GOOD:
         if (!passed) {
             b->morale = half_lost ? VM_ROUTED : VM_SHAKEN;
-            why = half_lost   ? " (10.2: combat, and half or more of its strength lost this phase)"
-                  : a->combat ? " (10.2: combat, less than half its strength lost)"
-                              : " (10.2: not combat)";
+            why = half_lost ? " (10.2: combat, and half or more of its strength lost this phase)"
+                  : combat  ? " (10.2: combat, less than half its strength lost)"
+                            : " (10.2: not combat)";
         }
         break;
     case VM_SHAKEN:
@@ -195,7 +244,7 @@ static int check(const rules_ctx *ctx, const vm_check_action *a, bool rally, rul
     rules_terms_text(&terms, tt, sizeof tt);
     rules_say(out->summary, sizeof out->summary,
               "%s %s (%s): strength %d, %s = %d; 2d6 %d+%d = %d%s %s %d: %s; %s -> %s%s", b->id,
-              rally ? "rallies" : "checks morale", a->combat ? "combat" : "not combat", b->strength,
+              rally ? "rallies" : "checks morale", combat ? "combat" : "not combat", b->strength,
               tt, modified, dice[0], dice[1], score,
               double_one   ? " (double one)"
               : double_six ? " (double six)"
@@ -208,9 +257,9 @@ static int check(const rules_ctx *ctx, const vm_check_action *a, bool rally, rul
                   "; flank or rear casualties: options.modifiers." FLANK_REAR " is not set");
     out->result = json_pack(
         "{s:s, s:s, s:s, s:i, s:o, s:i, s:[i,i], s:i, s:b, s:b, s:b, s:s, s:s, s:i, s:b}", "action",
-        rally ? "rally" : "morale", "unit", b->id, "cause", a->combat ? "combat" : "other",
-        "strength", b->strength, "modifiers", rules_terms_json_new(&terms), "modified_strength",
-        modified, "dice", dice[0], dice[1], "score", score, "double_one", double_one, "double_six",
+        rally ? "rally" : "morale", "unit", b->id, "cause", combat ? "combat" : "other", "strength",
+        b->strength, "modifiers", rules_terms_json_new(&terms), "modified_strength", modified,
+        "dice", dice[0], dice[1], "score", score, "double_one", double_one, "double_six",
         double_six, "passed", passed, "before", vm_morale_name(before), "after",
         vm_morale_name(b->morale), "lost_this_phase", b->lost_this_phase, "flank_rear_casualties",
         had_flag);

@@ -85,12 +85,15 @@ void vm_odds_finish(json_t *answer) {
 static const rules_field check_fields[] = {
     {"unit", "string", 1, "the base that checks"},
     {"cause", "string", 0,
-     "combat (casualties from shooting, or a lost melee: 10.2's half-strength rule applies) or "
-     "other (default)"},
+     "derived by the umpire: combat when the base lost strength to shooting or melee this "
+     "phase (10.2's half-strength rule applies), else other; a side's cause that says otherwise "
+     "is refused (422 cause_mismatch), the referee's stands"},
     {"modifiers", "array", 0,
-     "[{\"name\", \"value\"}]: the situation's modifiers from the rulebook's table (not in our "
-     "source), each named in the result"},
-    {"apply", "array", 0, "names of modifiers in options.modifiers to apply"},
+     "the referee's only: [{\"name\", \"value\"}], modifiers ruled for the situation (a side "
+     "names them in apply: 422 modifiers_by_name)"},
+    {"apply", "array", 0,
+     "names of modifiers in options.modifiers (the session's table of the rulebook's morale "
+     "modifiers) that apply: the umpire sums them"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -187,7 +190,8 @@ static const char vm_sample_setup[] =
 const ruleset ruleset_vis_magica = {
     .id = "vis-magica",
     .title = "Vis Magica: the official amendments (morale, flying bases, bad terrain)",
-    .version = 2,
+    /* 2: the sequence of play; 3: the cause derived, a side's modifiers by name only */
+    .version = 3,
     .description =
         "Vis Magica's official amendments on an open table: morale checks (10.1: 2d6 against the "
         "modified strength, double one passes, double six fails; 10.2: good, shaken, routed, "

@@ -72,7 +72,8 @@ int vm_options_check(const json_t *options, api_error *err);
 
 /* ---- morale (morale.c) ------------------------------------------------------------------- */
 typedef struct vm_check_action {
-    bool combat; /* the check follows casualties from shooting or a lost melee */
+    bool cause_given; /* "cause" sent: checked against what the state knows */
+    bool combat;      /* as sent: the check follows casualties from shooting or a lost melee */
     int nmods;
     rules_term mods[8]; /* modifiers from the request */
     int napply;

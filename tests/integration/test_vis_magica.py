@@ -47,7 +47,7 @@ def test_the_ruleset_describes_itself(umpire):
     vm = next(r for r in listed if r["id"] == RS)
     assert vm["actions"] == ACTIONS
     d = expect(umpire.get(f"/v1/rulesets/{RS}"), 200)
-    assert d["id"] == RS and d["version"] == 2 and d["description"]
+    assert d["id"] == RS and d["version"] == 3 and d["description"]
     assert [a["type"] for a in d["actions"]] == ACTIONS
     fields = {a["type"]: {f["name"]: f for f in a["fields"]} for a in d["actions"]}
     assert set(fields["morale"]) == {"unit", "cause", "modifiers", "apply"}
@@ -92,7 +92,9 @@ def test_a_short_game_with_manual_dice(umpire):
     """Twelve actions with the dice rolled at the table, in the house-default sequence of
     play (each side's Movement, Shooting, Melee and Rally, end_phase between), over two turns;
     the state checked base by base."""
-    sid, tok = create(umpire)
+    # the session's table of morale modifiers: the scenario's, and the lost standard
+    options = dict(OPTIONS, modifiers=dict(OPTIONS["modifiers"], **{"standard lost": -3}))
+    sid, tok = create(umpire, options=options)
     ref, em, ho = tok["referee"], tok["sides"]["empire"], tok["sides"]["horde"]
     turn = expect(umpire.get(f"/v1/sessions/{sid}", token=ref), 200)["state"]["turn"]
     assert turn == {"number": 1, "player": "empire", "phase": "movement",
@@ -224,11 +226,15 @@ def test_a_short_game_with_manual_dice(umpire):
         "unit")
     assert "wolves" in e["message"]
 
-    # 12. The legion checks for another cause: 7 - 3 standard lost + 1 uphill (options) = 5;
-    # 2 + 3 = 5 is not less: fails: shaken.
+    # 12. The legion checks for another cause: 7 - 3 standard lost + 1 uphill (both named from
+    # the session's table) = 5; 2 + 3 = 5 is not less: fails: shaken. A value typed by the side is
+    # refused before any die.
+    e = assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
+        "type": "morale", "unit": "legion", "modifiers": [{"name": "standard lost", "value": -3}],
+        "dice": [2, 3]}, token=em), 422, "modifiers_by_name", "modifiers")
+    assert "standard lost" in e["details"]["named"]
     out = act(umpire, sid, em, {"type": "morale", "unit": "legion",
-                                "modifiers": [{"name": "standard lost", "value": -3}],
-                                "apply": ["uphill"], "dice": [2, 3]})
+                                "apply": ["standard lost", "uphill"], "dice": [2, 3]})
     res = out["result"]
     assert res["modifiers"] == [{"name": "standard lost", "value": -3},
                                 {"name": "uphill", "value": 1}]
@@ -302,14 +308,15 @@ def test_morale_odds_are_exact(umpire):
     assert set(labels) == {"passes: good", "fails: shaken"}
     assert labels["passes: good"]["count"] == 21
 
-    # modifiers: 8 + 1 (uphill, from options) - 6 = 3: only the double one passes
+    # modifiers (the referee's to rule): 8 + 1 (uphill, from options) - 6 = 3: only the double
+    # one passes
     ans = odds({"type": "morale", "unit": "legion", "apply": ["uphill"],
-                "modifiers": [{"name": "terror", "value": -6}]}, em)
+                "modifiers": [{"name": "terror", "value": -6}]}, ref)
     assert close(ans["p_pass"], Fraction(1, 36))
     assert all(o["result"]["modified_strength"] == 3 for o in ans["outcomes"])
     # 8 + 12 = 20, beyond any score: only the double six fails
     ans = odds({"type": "morale", "unit": "legion",
-                "modifiers": [{"name": "hero", "value": 12}]}, em)
+                "modifiers": [{"name": "hero", "value": 12}]}, ref)
     assert close(ans["p_pass"], Fraction(35, 36))
 
     # the wolves (shaken, strength 6): pass 2d6 < 6 = 10/36 stays shaken, else routed
@@ -344,9 +351,16 @@ def test_morale_odds_are_exact(umpire):
     assert close(ans["p_after"]["routed"], Fraction(33, 36))
     # ... and the flank flag: the wolves came from straight ahead (no modifier)
     assert all(o["result"]["modified_strength"] == 4 for o in ans["outcomes"])
-    # not combat: shaken, whatever was lost
+    # the cause is what the state knows: left out, still combat; a ruling of another cause (odds
+    # are a what-if, answered as for the referee): shaken, whatever was lost
     ans = odds({"type": "morale", "unit": "legion"}, em)
+    assert set(ans["p_after"]) == {"good", "routed"}
+    ans = odds({"type": "morale", "unit": "legion", "cause": "other"}, em)
     assert set(ans["p_after"]) == {"good", "shaken"}
+    # a side's check that says "other" is refused before any die (the referee's would stand)
+    assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
+        "type": "morale", "unit": "legion", "cause": "other", "dice": [3, 3]}, token=em), 422,
+        "cause_mismatch", "cause")
     assert umpire.session(sid, token=ref)["version"] == 2      # odds write nothing
 
     # inline, with the setup riding along

@@ -543,10 +543,18 @@ static void good_morale_results(void **st) {
     expect_ok(&o, "why");
     expect_in_summary(&o, "good -> shaken", "why");
     outcome_clear(&o);
-    /* half or more lost, but a check for another cause: shaken */
+    /* half or more lost this phase: the check follows combat, whatever a side says (issue 23,
+     * item 3: the cause is what the state knows); the referee may rule another cause */
     play_quiet(&s, NULL, "archers", SHOOT(4), NODICE, "4 of 8");
-    expect_morale(s, NULL, "legion", MORALE, D(3, 3), false, "good", "shaken",
-                  "half lost, not combat");
+    expect_morale(s, NULL, "legion", MORALE, D(3, 3), false, "good", "routed",
+                  "half lost: combat, derived");
+    o = act_as(s, NULL, "side:empire", "legion", "{\"type\":\"morale\",\"cause\":\"other\"}",
+               D(3, 3));
+    expect_error(&o, 422, "cause_mismatch", "cause", "a side's cause against the state");
+    assert_int_equal(o.dice_drawn, 0);
+    outcome_clear(&o);
+    expect_morale(s, NULL, "legion", "{\"type\":\"morale\",\"cause\":\"other\"}", D(3, 3), false,
+                  "good", "shaken", "half lost, the referee rules another cause");
     /* the same after combat: routed */
     expect_morale(s, NULL, "legion", MORALE_CBT, D(3, 3), false, "good", "routed",
                   "half lost, combat");
