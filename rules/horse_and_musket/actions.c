@@ -176,9 +176,8 @@ int hm_turn_number(const json_t *state) {
     return json_is_integer(n) ? (int)json_integer_value(n) : 0;
 }
 
-int hm_engaged_check(const rules_ctx *ctx, const hm_army *a, const hm_unit *u,
-                     const hm_unit *target, const char *action, api_error *err) {
-    (void)a;
+int hm_engaged_check(const rules_ctx *ctx, const hm_unit *u, const hm_unit *target,
+                     const char *action, api_error *err) {
     const hm_unit *locked = u->engaged[0] ? u : target && target->engaged[0] ? target : NULL;
     if (!locked) return 0;
     const char *partner = locked->engaged;
@@ -224,8 +223,8 @@ int hm_fire_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
         (a->exchange && hits_plan_make(ctx, "fire_table", t, range, a->situation_back, a->has_back,
                                        a->hits_back, a->back_expr, "hits_back", &pb, err) != 0))
         goto fail;
-    if (hm_engaged_check(ctx, &army, u, NULL, "fire", err) != 0 ||
-        (a->exchange && hm_engaged_check(ctx, &army, t, NULL, "fire back", err) != 0))
+    if (hm_engaged_check(ctx, u, NULL, "fire", err) != 0 ||
+        (a->exchange && hm_engaged_check(ctx, t, NULL, "fire back", err) != 0))
         goto fail;
     if (a->exchange && t->state == HM_RETREATING) {
         hm_rule_error(err, "hits_back",
@@ -317,7 +316,7 @@ int hm_melee_resolve(const rules_ctx *ctx, const void *action, rules_outcome *ou
                        "hits", &ph, err) != 0 ||
         hits_plan_make(ctx, "melee_table", t, -1, a->situation_back, a->has_back, a->hits_back,
                        a->back_expr, "hits_back", &pb, err) != 0 ||
-        hm_engaged_check(ctx, &army, u, t, "fight another melee", err) != 0)
+        hm_engaged_check(ctx, u, t, "fight another melee", err) != 0)
         goto fail;
     /* The melee is legal: from here on it commits with whatever the dice say. */
     if (hits_roll(ctx, &ph, "hits", &hits, err) != 0 ||
@@ -409,7 +408,7 @@ int hm_move_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
                       u->id);
         goto fail;
     }
-    if (hm_engaged_check(ctx, &army, u, NULL, "move", err) != 0) goto fail;
+    if (hm_engaged_check(ctx, u, NULL, "move", err) != 0) goto fail;
     int64_t length = table_move_length(u->at, &a->move);
     char len[32], allow[32];
     table_length_text(&m, length, len, sizeof len);

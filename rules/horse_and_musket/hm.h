@@ -148,8 +148,8 @@ int hm_attach_resolve(const rules_ctx *ctx, const void *action, rules_outcome *o
 /* A unit locked in a tied melee (u->engaged): 409 engaged for anything but meleeing its
  * partner, and 409 melee_next_turn for that in the turn of the tie ("another round of meleeing
  * on the following turn"). `action` names what was tried, for the message. */
-int hm_engaged_check(const rules_ctx *ctx, const hm_army *a, const hm_unit *u,
-                     const hm_unit *target, const char *action, api_error *err);
+int hm_engaged_check(const rules_ctx *ctx, const hm_unit *u, const hm_unit *target,
+                     const char *action, api_error *err);
 /* The turn number now (0: the state has no turn). */
 int hm_turn_number(const json_t *state);
 

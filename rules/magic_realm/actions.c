@@ -80,12 +80,49 @@ static int unit_alive(const mr_unit *u, const char *field, api_error *err) {
     return 0;
 }
 
+/* A character target's maneuver when a side attacks it: from its play this round (state.plays,
+ * the maneuver named from its kit), not from the attacker's word (issue 23: no fact from the
+ * acting side alone). No play, or a play of no maneuver: none (5.4.4, as the round of the plays
+ * reads it). 0, or -1 with err. */
+static int target_from_play(const rules_ctx *ctx, const mr_target_spec *t, mr_unit *u,
+                            api_error *err) {
+    if (t->move_time != MR_UNSET || t->no_maneuver ||
+        (t->horse.present && t->horse.move_time != MR_UNSET)) {
+        api_error_set(err, 422, "target_from_play",
+                      json_pack("{s:s, s:s}", "field", "target.move_time", "unit", u->id),
+                      "the umpire takes %s's maneuver from its play this round, not from the "
+                      "attacker: send the target's unit alone",
+                      u->id);
+        return -1;
+    }
+    u->man.present = false;
+    size_t i;
+    const json_t *e;
+    json_array_foreach(json_object_get(ctx->state, "plays"), i, e) {
+        if (strcmp(json_string_value(json_object_get(e, "unit")) ?: "", u->id) != 0) continue;
+        const char *name =
+            json_string_value(json_object_get(json_object_get(e, "maneuver"), "name"));
+        if (!name) return 0;
+        const mr_kit_maneuver *m;
+        if (mr_kit_maneuver_find(u, name, "target.unit", &m, err) != 0) return -1;
+        u->man = (mr_maneuver){true, MR_BOX_NONE, m->move_time};
+        return 0;
+    }
+    return 0;
+}
+
 /* The target as a unit, with its maneuvers for this attack. */
 static int build_target(const rules_ctx *ctx, const mr_target_spec *t, mr_unit *u, api_error *err) {
     if (t->unit[0]) {
         if (mr_unit_load(ctx->state, t->unit, "target.unit", u, err) != 0 ||
             unit_alive(u, "target.unit", err) != 0)
             return -1;
+        if (u->kind == MR_KIND_CHARACTER && !mr_actor_is_referee(ctx)) {
+            if (target_from_play(ctx, t, u, err) != 0) return -1;
+            bool riding = u->horse.present && !u->horse.dead;
+            u->horse_man = (mr_maneuver){riding, MR_BOX_NONE, u->horse.move_time};
+            return 0;
+        }
         if (u->kind == MR_KIND_DENIZEN) {
             if (t->move_time != MR_UNSET || t->no_maneuver) {
                 mr_rule_error(err, "target.move_time",

@@ -116,7 +116,9 @@ static const rules_field attack_fields[] = {
      "attack meets them"},
     {"target.move_time", "integer", 0,
      "the target's maneuver time; null: a character who played no maneuver (counts as 8, 5.4.4); "
-     "a rider's own maneuver (null: none); denizens of the session: their counter's"},
+     "a rider's own maneuver (null: none); denizens of the session: their counter's; a "
+     "character of the session attacked by a side: its play's maneuver this round, and a "
+     "move_time sent is 422 target_from_play (the referee may give one)"},
     {"target.horse", "object", 0,
      "the target rides: {\"move_time\", \"vulnerability\"? (needed to attack the horse), "
      "\"armored\"?}; for a unit of the session only move_time (its horse's side this round)"},

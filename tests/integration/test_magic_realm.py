@@ -184,6 +184,9 @@ def test_attack_between_units_changes_the_state(umpire):
         "type": "attack", "unit": "white-knight", "target": {"unit": "bat-1"},
         "attack": {"name": "Great Sword, F H6"}, "hit": "intercept", "dice": [2, 1]},
         token=knight), 422, "wrong_phase")
+    # the knight plays Move H4** (move time 4) to dodge: the maneuver an attack on him meets
+    act(umpire, sid, knight, {"type": "play", "unit": "white-knight",
+                              "maneuver": {"name": "Move H4**", "box": "dodge"}, "attacks": []})
     act(umpire, sid, knight, {"type": "end_phase"})
     act(umpire, sid, tok["sides"]["monsters"], {"type": "end_phase"})
     # a side's raw stats are not taken: the attack is one of the unit's kit
@@ -206,9 +209,15 @@ def test_attack_between_units_changes_the_state(umpire):
         "attack": {"kind": "striking", "harm": "T", "time": 4}, "hit": "intercept",
         "dice": [2, 1]}, token=ref), 409, "not_applicable", "target.unit")
     assert "dead" in err["message"]
-    # a Bat attacks with its counter; the monsters' side acts with its own unit
+    # a Bat attacks with its counter; the monsters' side acts with its own unit; the knight's
+    # move time is his play's (Move H4**: 4), not the attacker's word
+    err = assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
+        "type": "attack", "unit": "bat-2", "target": {"unit": "white-knight", "move_time": 8},
+        "hit": "undercut", "dice": [6, 6]}, token=tok["sides"]["monsters"]), 422,
+        "target_from_play", "target.move_time")
+    assert "white-knight" in err["message"]
     out = act(umpire, sid, tok["sides"]["monsters"], {
-        "type": "attack", "unit": "bat-2", "target": {"unit": "white-knight", "move_time": 4},
+        "type": "attack", "unit": "bat-2", "target": {"unit": "white-knight"},
         "hit": "undercut", "dice": [6, 6]})
     assert out["result"]["drm"] == 2 and out["result"]["outcome"] == "no_effect"
     assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {

@@ -778,8 +778,14 @@ static void a_units_horse_maneuvers_at_its_own_move_time(void **state) {
         "{\"type\": \"attack\", \"target\": {\"unit\": \"rider\", \"move_time\": 6, "
         "\"horse\": {}}, \"hit\": \"undercut\"}",
     };
+    /* the target's move time given with the attack is the referee's to rule: a side is refused
+     * (the umpire takes a character's maneuver from its play this round) */
+    outcome r = act(st, NULL, "side:b", "archer", actions[0], NULL, -1);
+    assert_int_equal(r.rc, -1);
+    assert_string_equal(r.err.code, "target_from_play");
+    outcome_clear(&r);
     for (size_t i = 0; i < 2; i++) {
-        outcome o = act(st, NULL, "side:b", "archer", actions[i], NULL, -1);
+        outcome o = act(st, NULL, "referee", "archer", actions[i], NULL, -1);
         assert_int_equal(o.rc, 0);
         /* 3 < 4: an undercut, DRM 3 - 4 + 4 = +3 */
         assert_string_equal(sget(o.out.result, "hit"), "undercut");
@@ -787,7 +793,7 @@ static void a_units_horse_maneuvers_at_its_own_move_time(void **state) {
         outcome_clear(&o);
     }
     /* target.horse.move_time still overrides: 3 < 2 is false, a miss */
-    outcome o = act(st, NULL, "side:b", "archer",
+    outcome o = act(st, NULL, "referee", "archer",
                     "{\"type\": \"attack\", \"target\": {\"unit\": \"rider\", \"move_time\": "
                     "6, \"horse\": {\"move_time\": 2}}, \"hit\": \"undercut\"}",
                     NULL, -1);
