@@ -336,7 +336,9 @@ int mr_run_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out,
             return -1;
         }
     }
-    if (mr_run_take_move(ctx, acting ? &runner : NULL, r, "", err) != 0) return -1;
+    if (mr_flying_check(ctx, acting ? &runner : NULL, r->flying, "flying", err) != 0 ||
+        mr_run_take_move(ctx, acting ? &runner : NULL, r, "", err) != 0)
+        return -1;
     if (!mr_actor_is_referee(ctx))
         for (int i = 0; i < r->nattackers; i++)
             if (!r->attackers[i].unit[0]) {

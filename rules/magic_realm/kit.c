@@ -201,6 +201,17 @@ bool mr_actor_is_referee(const rules_ctx *ctx) {
     return ctx->actor && strcmp(ctx->actor, "referee") == 0;
 }
 
+int mr_flying_check(const rules_ctx *ctx, const mr_unit *runner, bool flying, const char *field,
+                    api_error *err) {
+    if (!flying || !runner || runner->flying || mr_actor_is_referee(ctx)) return 0;
+    api_error_set(err, 422, "not_flying",
+                  json_pack("{s:s, s:s}", "field", field, "unit", runner->id),
+                  "%s cannot fly away: the setup does not make him flying (the referee may rule "
+                  "it)",
+                  runner->id);
+    return -1;
+}
+
 int mr_kit_required(const mr_unit *u, const char *what, const char *field, api_error *err) {
     bool attack = what[0] == 'a';
     json_t *has =

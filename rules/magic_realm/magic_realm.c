@@ -143,7 +143,9 @@ static const rules_field run_fields[] = {
     {"with", "string", 0,
      "move (a MOVE chit, default), boots (a Boots card) or horse (5.2: a rider runs with his "
      "horse only)"},
-    {"flying", "boolean", 0, "he flies away: only flying attackers count (5.1.3)"},
+    {"flying", "boolean", 0,
+     "he flies away: only flying attackers count (5.1.3); only a unit the setup makes flying "
+     "(a side's for another: 422 not_flying)"},
     {"attackers", "array", 1,
      "the attackers on his sheet: unit ids of denizens, or (inline odds, the referee) "
      "{\"move_time\", \"flying\"?, \"red_side_up\"?} (a red-side-up Tremendous monster "
@@ -211,7 +213,9 @@ static const rules_field play_fields[] = {
      "kit), \"flying\"?} or {\"with\": \"horse\"}"},
     {"run.maneuver", "string", 0, "a maneuver of the unit's kit"},
     {"run.with", "string", 0, "horse: a rider runs with his horse (5.2), at its move time"},
-    {"run.flying", "boolean", 0, "he flies away: only flying attackers count (5.1.3)"},
+    {"run.flying", "boolean", 0,
+     "he flies away: only flying attackers count (5.1.3); only a unit the setup makes flying "
+     "(a side's for another: 422 not_flying)"},
     {"box", "string", 0, "denizens (required): thrust, swing or smash"},
     {"target", "string", 0, "denizens: the unit it attacks"},
     {"change_tactics", "boolean", 0, "denizens: turn to the other side first"},

@@ -384,6 +384,11 @@ int mr_kit_maneuver_find(const mr_unit *u, const char *name, const char *field,
                          const mr_kit_maneuver **out, api_error *err);
 /* Whether ctx's actor is the referee (who may give an attack's stats himself). */
 bool mr_actor_is_referee(const rules_ctx *ctx);
+/* 5.1.3 "if he flies away": whether the runner can is the setup's (the unit's flying), not the
+ * side's word; a side's flying run of a unit that does not fly is 422 not_flying on `field`. The
+ * referee may rule it. */
+int mr_flying_check(const rules_ctx *ctx, const mr_unit *runner, bool flying, const char *field,
+                    api_error *err);
 /* A side's attack or maneuver given by its stats: 422 kit_required, naming the unit's kit (no
  * fact from the acting side alone; the referee may). `what`: "attack" or "maneuver". */
 int mr_kit_required(const mr_unit *u, const char *what, const char *field, api_error *err);

@@ -192,6 +192,7 @@ static int check_character(const rules_ctx *ctx, const mr_play_action *p, const 
                a->attack.box ? mr_box_attack_name(a->attack.box) : "(no box)", a->target);
     }
     if (p->has_run) {
+        if (mr_flying_check(ctx, u, p->run.flying, "run.flying", err) != 0) return -1;
         if (p->run.maneuver[0]) {
             const mr_kit_maneuver *m;
             if (mr_kit_maneuver_find(u, p->run.maneuver, "run.maneuver", &m, err) != 0) return -1;

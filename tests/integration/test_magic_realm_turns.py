@@ -76,3 +76,15 @@ def test_a_unit_killed_after_its_play_lapses_in_the_round(umpire):
     assert "bat-2 Giant Bat (striking M2) at white-knight: bat-2 was killed before its attack" in r.body["summary"]
     assert "round 1 of combat ends" in r.body["summary"]
     assert umpire.get(f"/v1/sessions/{sid}/verify", token=tokens["referee"]).body["ok"] is True
+
+
+def test_flying_away_is_the_setups(umpire):
+    """5.1.3 "if he flies away": the white knight does not fly (his setup says nothing of it), so
+    a side's run or play that says he flies is refused before any die; the referee may rule it."""
+    r = umpire.post("/v1/sessions", SHARKS["session"])
+    assert r.status == 201, r
+    sid, tokens = r.body["session"]["id"], r.body["tokens"]
+    play = dict(SHARKS["actions"][0], run={"maneuver": "Move H4**", "flying": True})
+    err = assert_error(post(umpire, sid, tokens, play), 422, "not_flying")
+    assert err["details"] == {"field": "run.flying", "unit": "white-knight"}
+    assert post(umpire, sid, tokens, dict(play, **{"as": "referee"})).status == 200
