@@ -22,6 +22,10 @@ void rules_unit_gone(api_error *err, const char *code, const char *field, const 
                   noun, id, how);
 }
 
+bool rules_actor_is_referee(const rules_ctx *ctx) {
+    return ctx->actor && strcmp(ctx->actor, "referee") == 0;
+}
+
 int rules_check_owner(const char *actor, const char *id, const char *side, const char *field,
                       api_error *err) {
     if (!actor || strncmp(actor, "side:", 5) != 0) return 0; /* the referee */

@@ -17,6 +17,9 @@ void rules_unknown_unit(api_error *err, const char *field, const char *id);
 /* A 409 `code` ("unit_eliminated", ...) for a unit no longer in play: "<noun> '<id>' <how>". */
 void rules_unit_gone(api_error *err, const char *code, const char *field, const char *noun,
                      const char *id, const char *how);
+/* Whether the action is the referee's (who may rule what a side may not give: raw stats, a
+ * modifier's value, a cause). */
+bool rules_actor_is_referee(const rules_ctx *ctx);
 /* 0 when `actor` may act with a unit of `side`: the referee any, a side its own; else a 403. */
 int rules_check_owner(const char *actor, const char *id, const char *side, const char *field,
                       api_error *err);

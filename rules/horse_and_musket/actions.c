@@ -88,14 +88,14 @@ typedef struct hits_plan {
     const char *expr;
 } hits_plan;
 
-static int hits_plan_make(const rules_ctx *ctx, const char *table_key, const hm_unit *by,
-                          int64_t range, const char *situation, bool present, int given,
-                          const char *expr, const char *field, hits_plan *p, api_error *err) {
+/* `m` formats a fire table's range band (NULL: melee, range -1). */
+static int hits_plan_make(const rules_ctx *ctx, const char *table_key, const table_measure *m,
+                          const hm_unit *by, int64_t range, const char *situation, bool present,
+                          int given, const char *expr, const char *field, hits_plan *p,
+                          api_error *err) {
     memset(p, 0, sizeof *p);
-    table_measure m;
-    table_measure_read(ctx->options, &m);
-    if (combat_plan_make(ctx->state, table_key, range >= 0 ? &m : NULL, hm_type_name(by->type),
-                         range, situation, present, field, &p->table, err) != 0)
+    if (combat_plan_make(ctx->state, table_key, m, hm_type_name(by->type), range, situation,
+                         present, field, &p->table, err) != 0)
         return -1;
     if (p->table.from_table) return 0;
     if (!present) {
@@ -217,11 +217,14 @@ int hm_fire_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
     hits_plan ph, pb;
     memset(&pb, 0, sizeof pb);
     int64_t range = t ? table_dist(u->at, t->at) : 0;
+    table_measure m;
+    table_measure_read(ctx->options, &m);
     if (!t ||
-        hits_plan_make(ctx, "fire_table", u, range, a->situation, a->has_hits, a->hits,
+        hits_plan_make(ctx, "fire_table", &m, u, range, a->situation, a->has_hits, a->hits,
                        a->hits_expr, "hits", &ph, err) != 0 ||
-        (a->exchange && hits_plan_make(ctx, "fire_table", t, range, a->situation_back, a->has_back,
-                                       a->hits_back, a->back_expr, "hits_back", &pb, err) != 0))
+        (a->exchange &&
+         hits_plan_make(ctx, "fire_table", &m, t, range, a->situation_back, a->has_back,
+                        a->hits_back, a->back_expr, "hits_back", &pb, err) != 0))
         goto fail;
     if (hm_engaged_check(ctx, u, NULL, "fire", err) != 0 ||
         (a->exchange && hm_engaged_check(ctx, t, NULL, "fire back", err) != 0))
@@ -243,9 +246,7 @@ int hm_fire_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
     size_t cap = sizeof out->summary;
     rules_say(s, cap, "%s fires at %s", u->id, t->id);
     if (ph.table.from_table || pb.table.from_table) {
-        table_measure m;
         char len[48];
-        table_measure_read(ctx->options, &m);
         table_length_text(&m, range, len, sizeof len);
         rules_say(s, cap, " at %s", len);
     }
@@ -312,10 +313,10 @@ int hm_melee_resolve(const rules_ctx *ctx, const void *action, rules_outcome *ou
     int hits = 0, back = 0;
     hits_plan ph, pb;
     if (!t ||
-        hits_plan_make(ctx, "melee_table", u, -1, a->situation, a->has_hits, a->hits, a->hits_expr,
-                       "hits", &ph, err) != 0 ||
-        hits_plan_make(ctx, "melee_table", t, -1, a->situation_back, a->has_back, a->hits_back,
-                       a->back_expr, "hits_back", &pb, err) != 0 ||
+        hits_plan_make(ctx, "melee_table", NULL, u, -1, a->situation, a->has_hits, a->hits,
+                       a->hits_expr, "hits", &ph, err) != 0 ||
+        hits_plan_make(ctx, "melee_table", NULL, t, -1, a->situation_back, a->has_back,
+                       a->hits_back, a->back_expr, "hits_back", &pb, err) != 0 ||
         hm_engaged_check(ctx, u, t, "fight another melee", err) != 0)
         goto fail;
     /* The melee is legal: from here on it commits with whatever the dice say. */

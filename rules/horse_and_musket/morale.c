@@ -15,7 +15,6 @@
 #include "rules/common/notation_roll.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #define BEHIND_ANGLE 150 /* within 30 degrees of straight behind */

@@ -3,6 +3,7 @@
 #include "rules/magic_realm/mr.h"
 
 #include "protocol/json_in.h"
+#include "rules/common/units.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -117,7 +118,7 @@ static int build_target(const rules_ctx *ctx, const mr_target_spec *t, mr_unit *
         if (mr_unit_load(ctx->state, t->unit, "target.unit", u, err) != 0 ||
             unit_alive(u, "target.unit", err) != 0)
             return -1;
-        if (u->kind == MR_KIND_CHARACTER && !mr_actor_is_referee(ctx)) {
+        if (u->kind == MR_KIND_CHARACTER && !rules_actor_is_referee(ctx)) {
             if (target_from_play(ctx, t, u, err) != 0) return -1;
             bool riding = u->horse.present && !u->horse.dead;
             u->horse_man = (mr_maneuver){riding, MR_BOX_NONE, u->horse.move_time};
@@ -263,7 +264,7 @@ int mr_attack_resolve(const rules_ctx *ctx, const void *action, rules_outcome *o
             s.box = MR_BOX_NONE;
             snprintf(s.name, sizeof s.name, "%s", attacker.name);
         }
-    } else if (!mr_actor_is_referee(ctx)) {
+    } else if (!rules_actor_is_referee(ctx)) {
         /* In a session a side attacks with one of its units (no fact from the acting side
          * alone: the attack is its kit's, the target a unit of the session). Odds act as the
          * referee, so the inline calculator keeps taking everything inline. */
@@ -281,7 +282,7 @@ int mr_attack_resolve(const rules_ctx *ctx, const void *action, rules_outcome *o
         }
         if (mr_strike_take_attack(ctx, s.attacker, &a->attack, &s, "attack", err) != 0) return -1;
     }
-    if (s.attacker && !mr_actor_is_referee(ctx) && !target.id[0]) {
+    if (s.attacker && !rules_actor_is_referee(ctx) && !target.id[0]) {
         mr_rule_error(err, "target.unit",
                       "a side attacks a unit of the session: name it in target.unit (an inline "
                       "target's facts would be the acting side's alone)");
@@ -339,7 +340,7 @@ int mr_run_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out,
     if (mr_flying_check(ctx, acting ? &runner : NULL, r->flying, "flying", err) != 0 ||
         mr_run_take_move(ctx, acting ? &runner : NULL, r, "", err) != 0)
         return -1;
-    if (!mr_actor_is_referee(ctx))
+    if (!rules_actor_is_referee(ctx))
         for (int i = 0; i < r->nattackers; i++)
             if (!r->attackers[i].unit[0]) {
                 char f[JSON_IN_PATH_MAX];

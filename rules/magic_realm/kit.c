@@ -10,6 +10,7 @@
 #include "rules/magic_realm/mr.h"
 
 #include "protocol/json_in.h"
+#include "rules/common/units.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -197,13 +198,9 @@ int mr_kit_maneuver_find(const mr_unit *u, const char *name, const char *field,
         names_new(u->kit_maneuvers[0].name, u->nkit_maneuvers, sizeof(mr_kit_maneuver)), err);
 }
 
-bool mr_actor_is_referee(const rules_ctx *ctx) {
-    return ctx->actor && strcmp(ctx->actor, "referee") == 0;
-}
-
 int mr_flying_check(const rules_ctx *ctx, const mr_unit *runner, bool flying, const char *field,
                     api_error *err) {
-    if (!flying || !runner || runner->flying || mr_actor_is_referee(ctx)) return 0;
+    if (!flying || !runner || runner->flying || rules_actor_is_referee(ctx)) return 0;
     api_error_set(err, 422, "not_flying",
                   json_pack("{s:s, s:s}", "field", field, "unit", runner->id),
                   "%s cannot fly away: the setup does not make him flying (the referee may rule "
@@ -250,7 +247,7 @@ int mr_strike_take_attack(const rules_ctx *ctx, const mr_unit *attacker, const m
         s->alerted = k->alerted;
         snprintf(s->name, sizeof s->name, "%s", k->name);
     } else {
-        if (!mr_actor_is_referee(ctx)) {
+        if (!rules_actor_is_referee(ctx)) {
             if (attacker) return mr_kit_required(attacker, "attack", field, err);
             mr_rule_error(err, "unit",
                           "a side attacks with one of its own units and an attack of its kit: "
@@ -299,7 +296,7 @@ int mr_run_take_move(const rules_ctx *ctx, const mr_unit *runner, mr_run_spec *r
                         "with horse for a rider");
         return -1;
     }
-    if (mr_actor_is_referee(ctx)) return 0;
+    if (rules_actor_is_referee(ctx)) return 0;
     if (runner) {
         json_in_path(f, field, "move_time");
         return mr_kit_required(runner, "maneuver", f, err);

@@ -382,8 +382,6 @@ int mr_kit_attack_find(const mr_unit *u, const char *name, const char *field,
                        const mr_kit_attack **out, api_error *err);
 int mr_kit_maneuver_find(const mr_unit *u, const char *name, const char *field,
                          const mr_kit_maneuver **out, api_error *err);
-/* Whether ctx's actor is the referee (who may give an attack's stats himself). */
-bool mr_actor_is_referee(const rules_ctx *ctx);
 /* 5.1.3 "if he flies away": whether the runner can is the setup's (the unit's flying), not the
  * side's word; a side's flying run of a unit that does not fly is 422 not_flying on `field`. The
  * referee may rule it. */

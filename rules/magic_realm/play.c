@@ -13,6 +13,7 @@
 #include "rules/magic_realm/mr.h"
 
 #include "protocol/json_in.h"
+#include "rules/common/units.h"
 
 #include <stdio.h>
 #include <string.h>

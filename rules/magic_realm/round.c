@@ -7,6 +7,8 @@
  * the round is damaged for later hits. */
 #include "rules/magic_realm/mr.h"
 
+#include "rules/common/units.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -451,7 +453,7 @@ int mr_round_resolve(const rules_ctx *ctx, const void *action, rules_outcome *ou
     /* A round given whole moves every side's units on the referee's word. The round of the
      * plays in the state takes no one's word: any side may call for it; only its order, table
      * and kludge (the table's choices) are the referee's. */
-    if (!mr_actor_is_referee(ctx) &&
+    if (!rules_actor_is_referee(ctx) &&
         (!from_plays || given->order || given->table != MR_TABLE_DEFAULT ||
          given->kludge != MR_UNSET)) {
         api_error_set(err, 403, "forbidden", NULL,

@@ -137,13 +137,11 @@ static json_t *hits_encode(const vm_hits_action *a, bool melee) {
 /* Where one side's hits come from, decided before any die (rules/ruleset.h): the setup's
  * shooting or melee table, rolled by the umpire; else the hits the table gave (house default: 0
  * when none). */
-static int hits_plan(const rules_ctx *ctx, const char *key, const vm_base *by, int64_t range,
-                     const char *situation, bool sent, const char *field, combat_plan *h,
-                     api_error *err) {
-    table_measure m;
-    table_measure_read(ctx->options, &m);
-    return combat_plan_make(ctx->state, key, range >= 0 ? &m : NULL, vm_type_name(by->type), range,
-                            situation, sent, field, h, err);
+static int hits_plan(const rules_ctx *ctx, const char *key, const table_measure *m,
+                     const vm_base *by, int64_t range, const char *situation, bool sent,
+                     const char *field, combat_plan *h, api_error *err) {
+    return combat_plan_make(ctx->state, key, m, vm_type_name(by->type), range, situation, sent,
+                            field, h, err);
 }
 
 int vm_fire_decode(const json_t *fields, void *out, api_error *err) {
@@ -209,7 +207,7 @@ int vm_fire_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
         goto fail;
     }
     combat_plan hs;
-    if (hits_plan(ctx, "fire_table", b, d, a->situation, a->has_hits, "hits", &hs, err) != 0)
+    if (hits_plan(ctx, "fire_table", &m, b, d, a->situation, a->has_hits, "hits", &hs, err) != 0)
         goto fail;
     /* The shot is legal: from here on it commits with whatever the dice say. */
     int hits = a->hits;
@@ -256,9 +254,10 @@ int vm_melee_resolve(const rules_ctx *ctx, const void *action, rules_outcome *ou
     memset(&hb, 0, sizeof hb);
     int hits = a->hits, back = a->hits_back;
     if (target->morale != VM_ROUTED &&
-        (hits_plan(ctx, "melee_table", b, -1, a->situation, a->has_hits, "hits", &hs, err) != 0 ||
-         hits_plan(ctx, "melee_table", target, -1, a->situation_back, a->has_back, "hits_back", &hb,
-                   err) != 0))
+        (hits_plan(ctx, "melee_table", NULL, b, -1, a->situation, a->has_hits, "hits", &hs, err) !=
+             0 ||
+         hits_plan(ctx, "melee_table", NULL, target, -1, a->situation_back, a->has_back,
+                   "hits_back", &hb, err) != 0))
         goto fail;
     if (target->morale == VM_ROUTED) {
         /* 10.2: a routed base forced into melee by an enemy base is removed from the field. */

@@ -16,6 +16,7 @@
 
 #include "protocol/json_in.h"
 #include "rules/common/fields.h"
+#include "rules/common/units.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -91,15 +92,11 @@ json_t *vm_check_encode(const void *action) {
     return o;
 }
 
-static bool by_referee(const rules_ctx *ctx) {
-    return ctx->actor && strcmp(ctx->actor, "referee") == 0;
-}
-
 /* No fact from the acting side alone (issue 23, item 3): a side names the situations that apply
  * (`apply`, from the session's table options.modifiers, which the referee set at creation) and
  * the umpire sums them; a value typed by a side is refused. The referee may still rule one. */
 static int modifiers_by_name(const rules_ctx *ctx, const vm_check_action *a, api_error *err) {
-    if (a->nmods == 0 || by_referee(ctx)) return 0;
+    if (a->nmods == 0 || rules_actor_is_referee(ctx)) return 0;
     const json_t *named = json_object_get(ctx->options, "modifiers");
     json_t *names = json_array();
     const char *k;
@@ -119,7 +116,7 @@ static int cause_of(const rules_ctx *ctx, const vm_check_action *a, const vm_bas
     bool known = b->lost_this_phase > 0;
     *combat = known;
     if (!a->cause_given || a->combat == known) return 0;
-    if (by_referee(ctx)) {
+    if (rules_actor_is_referee(ctx)) {
         *combat = a->combat;
         return 0;
     }
