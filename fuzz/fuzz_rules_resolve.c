@@ -11,10 +11,13 @@
  *   - with a manual source from the input's bytes (or the body's "dice");
  *   - odds_enumerate_new with a cap of 2000 combinations;
  *   - the state is unchanged afterwards (states are immutable, rules/ruleset.h);
- *   - a refusal comes before any die is drawn (rules/ruleset.h), under either source.
+ *   - a refusal comes before any die is drawn (rules/ruleset.h), under either source;
+ *   - an action that leaves a pending claim (rules/common/claims.h) drew no die, and the
+ *     referee's accept and dispute of it resolve (the claim gone) or are refused before a die.
  * encode() of the decoded action must decode again to an equal encoding. Nothing may leak. */
 #include "protocol/json_in.h"
 #include "rules/dice_source.h"
+#include "rules/common/claims.h"
 #include "rules/common/resolve.h"
 #include "rules/ruleset.h"
 #include "server/api/odds.h"
@@ -112,6 +115,39 @@ static json_t *state_new(const ruleset *rs, const char *setup_text, const json_t
     return state;
 }
 
+/* The referee accepts, then disputes, the claim pending in `state`: either resolves (the claim
+ * then gone), or is refused before any die. */
+static void accept_claim(const ruleset *rs, const json_t *state, const json_t *options,
+                         const uint8_t seed[32]) {
+    json_int_t number = json_integer_value(json_object_get(json_object_get(state, "claim"), "number"));
+    static const char *const answers[] = {"accept", "dispute"};
+    for (int i = 0; i < 2; i++) {
+        const rules_action *a = ruleset_action(rs, answers[i]);
+        CHECK(a != NULL);
+        json_t *fields = json_pack("{s:I}", "claim", number);
+        claims_answer answer;
+        memset(&answer, 0, sizeof answer);
+        api_error err = {0};
+        CHECK(fields && a->decode(fields, &answer, &err) == 0);
+        dice_source *ds = dice_source_new_seeded(seed, "fuzz-session", 1);
+        CHECK(ds != NULL);
+        rules_ctx ctx = {.state = state, .options = options, .actor = "referee", .dice = ds};
+        rules_outcome o;
+        memset(&o, 0, sizeof o);
+        if (rules_resolve(rs, a, &ctx, &answer, &o, &err) == 0) {
+            CHECK(o.result != NULL && o.new_state != NULL);
+            CHECK(json_object_get(o.new_state, "claim") == NULL);
+        } else {
+            CHECK(err.status >= 400 && err.status <= 499);
+            CHECK(dice_source_die_count(ds) == 0);
+        }
+        api_error_clear(&err);
+        rules_outcome_clear(&o);
+        dice_source_free(ds);
+        json_decref(fields);
+    }
+}
+
 static void resolve_on(const ruleset *rs, const json_t *state, const json_t *options,
                        const rules_action *a,
                        const void *decoded, const action_envelope *env, const uint8_t *data,
@@ -121,7 +157,7 @@ static void resolve_on(const ruleset *rs, const json_t *state, const json_t *opt
     json_t *pristine = json_deep_copy(state);
     CHECK(pristine != NULL);
     char actor[8 + SIDE_NAME_MAX] = "referee";
-    rules_ctx ctx = {state, options, actor, NULL, NULL};
+    rules_ctx ctx = {.state = state, .options = options, .actor = actor, .unit = NULL, .dice = NULL};
     if (env->has_unit) {
         ctx.unit = rules_state_unit(state, env->unit);
         /* as the core does: a side acts with its own units (an unknown unit is the core's 422;
@@ -148,6 +184,10 @@ static void resolve_on(const ruleset *rs, const json_t *state, const json_t *opt
         if (!json_equal(o1.new_state, o2.new_state))
             dump_fail("seeded new_state is not deterministic", o1.new_state, o2.new_state);
         CHECK(dice_source_next_nonce(d1) == dice_source_next_nonce(d2));
+        if (json_object_get(o1.new_state, "claim")) {
+            CHECK(dice_source_die_count(d1) == 0);
+            accept_claim(rs, o1.new_state, options, seed);
+        }
     }
     rules_outcome_clear(&o1);
     rules_outcome_clear(&o2);
@@ -163,6 +203,12 @@ static void resolve_on(const ruleset *rs, const json_t *state, const json_t *opt
     if (rules_resolve(rs, a, &ctx, decoded, &o1, &err) == 0) {
         CHECK(o1.result != NULL && o1.new_state != NULL);
         CHECK(memchr(o1.summary, '\0', sizeof o1.summary) != NULL);
+        /* A pending claim (rules/common/claims.h) drew no die; accepted, it resolves on the
+         * state it was checked against, so it may not be refused after a die either. */
+        if (json_object_get(o1.new_state, "claim")) {
+            CHECK(dice_source_die_count(dq) == 0);
+            accept_claim(rs, o1.new_state, options, seed);
+        }
     } else {
         CHECK(err.status >= 400 && err.status <= 499);
         CHECK(dice_source_die_count(dq) == 0);

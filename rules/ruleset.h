@@ -36,6 +36,9 @@ typedef struct rules_ctx {
     const char *actor;     /* "referee" or "side:<name>" */
     const json_t *unit;    /* borrowed: the acting unit from state.units, or NULL */
     dice_source *dice;
+    /* The side or referee ("side:<name>", "referee") that accepted the claim being resolved
+     * (rules/common/claims.h), or NULL: the acting side's word then stands. */
+    const char *accepted_by;
 } rules_ctx;
 
 typedef struct rules_outcome {

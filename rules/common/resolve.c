@@ -1,6 +1,7 @@
 /* rules_resolve: the sequence of play's check, then the module (rules/common/resolve.h). */
 #include "rules/common/resolve.h"
 
+#include "rules/common/claims.h"
 #include "rules/common/sequence.h"
 
 #include <stdio.h>
@@ -10,7 +11,11 @@ int rules_resolve(const ruleset *rs, const rules_action *a, const rules_ctx *ctx
                   const void *action, rules_outcome *out, api_error *err) {
     char why[256] = "";
     int in_sequence = 0;
-    if (rs->sequence) {
+    /* A pending claim holds the session until it is answered (rules/common/claims.h); an answer
+     * is outside the sequence of play, which the claim was checked against when made. */
+    int answer = claims_gate(ctx->state, a->type, err);
+    if (answer < 0) return -1;
+    if (rs->sequence && answer == 0) {
         seq_turn t;
         int got = seq_turn_read(rs->sequence, ctx->state, &t, err);
         if (got < 0) return -1;

@@ -9,9 +9,11 @@
 
 #include <jansson.h>
 
-/* The sequence of play's check first (before any die: a side out of turn gets its 409 or 422 and
- * the module never runs), then the module's resolve(). An action the referee makes out of
- * sequence resolves, and its result gets "override" (what the sequence expected) and its summary
+/* A pending claim's gate first (rules/common/claims.h: while one is pending only its accept or
+ * dispute goes through, 409 claim_pending), then the sequence of play's check (before any die: a
+ * side out of turn gets its 409 or 422 and the module never runs; an answer to a claim is not
+ * checked, the claim was when made), then the module's resolve(). An action the referee makes out
+ * of sequence resolves, and its result gets "override" (what the sequence expected) and its summary
  * starts with the ruling. Odds call resolve() directly: what an attack would do is worth knowing
  * before it is one's turn. */
 int rules_resolve(const ruleset *rs, const rules_action *a, const rules_ctx *ctx,

@@ -12,6 +12,7 @@
 #include "rules/horse_and_musket/hm.h"
 
 #include "protocol/json_in.h"
+#include "rules/common/claims.h"
 #include "rules/common/combat_table.h"
 #include "rules/common/fields.h"
 
@@ -129,6 +130,36 @@ static int hits_roll(const rules_ctx *ctx, const hits_plan *p, const char *field
     return hm_roll_hits(ctx->dice, p->expr, field, out, err);
 }
 
+/* What a side's word gives of one side's hits, for a claim: "2 hits", "2d6-4 hits" (rolled when
+ * accepted), "hits from the fire table". */
+static void plan_claim_text(const hits_plan *p, const char *table, char *s, size_t cap) {
+    if (p->table.from_table)
+        rules_say(s, cap, "hits from the %s", table);
+    else if (p->expr[0])
+        rules_say(s, cap, "%s hits", p->expr);
+    else
+        rules_say(s, cap, "%d hit%s", p->given, p->given == 1 ? "" : "s");
+}
+
+/* Whether the hits rest on the acting side's word alone (a side acting, options.trust_claims
+ * unset, no table row for them): then the action is a claim (rules/common/claims.h). Not when
+ * the word can only cost the claimant: no hits on the target and none of its own it states. */
+static bool hits_claimed(const rules_ctx *ctx, const hits_plan *ph, const hits_plan *pb,
+                         bool back) {
+    bool on_target = !ph->table.from_table && (ph->expr[0] || ph->given > 0);
+    bool on_self = back && !pb->table.from_table;
+    return !claims_trusted(ctx) && (on_target || on_self);
+}
+
+/* Makes the action the pending claim, awaiting the target's side; frees the army. */
+static int pend(const rules_ctx *ctx, const char *type, const hm_combat_action *a, hm_army *army,
+                const hm_unit *target, const char *text, rules_outcome *out, api_error *err) {
+    char awaiting[sizeof target->side];
+    snprintf(awaiting, sizeof awaiting, "%s", target->side);
+    hm_army_free(army);
+    return claims_pend(ctx, type, hm_combat_encode(a), awaiting, text, out, err);
+}
+
 /* " (fire table row 2: line infantry, 0 in to 12 in, 1d6-3)" after a side's hits. */
 static void plan_say(const hits_plan *p, const char *table, char *s, size_t cap) {
     if (p->table.from_table) rules_say(s, cap, " (%s %s)", table, p->table.text);
@@ -234,6 +265,18 @@ int hm_fire_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
                       "unit '%s' is retreating and does not fire back until it recovers", t->id);
         goto fail;
     }
+    if (hits_claimed(ctx, &ph, &pb, a->exchange)) {
+        char text[256] = "";
+        rules_say(text, sizeof text, "%s fires at %s: ", u->id, t->id);
+        plan_claim_text(&ph, "fire table", text, sizeof text);
+        if (a->exchange) {
+            rules_say(text, sizeof text, ", %s fires back: ", t->id);
+            plan_claim_text(&pb, "fire table", text, sizeof text);
+        }
+        json_decref(tests);
+        json_decref(retreats);
+        return pend(ctx, "fire", a, &army, t, text, out, err);
+    }
     /* The fire is legal: from here on it commits with whatever the dice say. */
     if (hits_roll(ctx, &ph, "hits", &hits, err) != 0 ||
         (a->exchange && hits_roll(ctx, &pb, "hits_back", &back, err) != 0))
@@ -319,6 +362,17 @@ int hm_melee_resolve(const rules_ctx *ctx, const void *action, rules_outcome *ou
                        a->hits_back, a->back_expr, "hits_back", &pb, err) != 0 ||
         hm_engaged_check(ctx, u, t, "fight another melee", err) != 0)
         goto fail;
+    if (hits_claimed(ctx, &ph, &pb, true)) {
+        char text[256] = "";
+        rules_say(text, sizeof text, "melee %s vs %s: ", u->id, t->id);
+        plan_claim_text(&ph, "melee table", text, sizeof text);
+        rules_say(text, sizeof text, " on %s, ", t->id);
+        plan_claim_text(&pb, "melee table", text, sizeof text);
+        rules_say(text, sizeof text, " on %s", u->id);
+        json_decref(tests);
+        json_decref(retreats);
+        return pend(ctx, "melee", a, &army, t, text, out, err);
+    }
     /* The melee is legal: from here on it commits with whatever the dice say. */
     if (hits_roll(ctx, &ph, "hits", &hits, err) != 0 ||
         hits_roll(ctx, &pb, "hits_back", &back, err) != 0)

@@ -3,6 +3,7 @@
 #include "rules/horse_and_musket/hm.h"
 
 #include "protocol/json_in.h"
+#include "rules/common/claims.h"
 #include "rules/common/combat_table.h"
 #include "rules/common/fields.h"
 
@@ -41,7 +42,9 @@ static json_t *hm_init_state(const json_t *options, const json_t *setup, api_err
         json_decref(terrain);
         return NULL;
     }
-    json_t *state = json_pack("{s:o, s:o, s:o}", "units", list, "terrain", terrain, "turn", turn);
+    /* "claims": 0 marks a session whose sides' hits are claims (rules/common/claims.h) */
+    json_t *state = json_pack("{s:o, s:o, s:o, s:i}", "units", list, "terrain", terrain, "turn",
+                              turn, "claims", 0);
     if (state && variation[0])
         json_object_set_new(state, "retreat_variation", json_string(variation));
     /* The firing and melee tables are the game's, not in our source: the setup may give them
@@ -168,11 +171,14 @@ static const rules_field hm_option_fields[] = {
     {"measure", "string", 0, "inch (default) or cm"},
     {"resolution", "integer", 0, "subdivisions of the measure in coordinates (default 10)"},
     {"hits", "string", 0, "given (default: the table sends hit counts) or rolled (dice notation)"},
+    {"trust_claims", "boolean", 0, CLAIMS_OPTION_DESCRIPTION},
     {"base_radius", "integer", 0,
      "house default half an inch (1.5 cm), exactly at every resolution: a base is a disc of "
      "this radius, and a retreat is blocked by the first unit its base would touch"},
     {NULL, NULL, 0, NULL},
 };
+
+CLAIMS_ACCEPT_DECLARE(hm_accept_resolve);
 
 static const rules_action hm_actions[] = {
     {"fire", "Fire: 25% lost means a test; a failure retreats", fire_fields,
@@ -192,7 +198,11 @@ static const rules_action hm_actions[] = {
      "retreating units roll to recover as its turn begins",
      end_phase_fields, 1, seq_end_phase_decode, seq_end_phase_encode, hm_end_phase_resolve,
      hm_odds_key, hm_odds_finish},
+    CLAIMS_ACTION_ROWS(hm_accept_resolve, hm_odds_key, hm_odds_finish),
 };
+
+/* accept resolves the claimed action from this table. */
+CLAIMS_ACCEPT_RESOLVE(hm_accept_resolve, hm_actions)
 
 static const char *const hm_sources[] = {
     "shared/rules-sources/horse-and-musket-morale.txt: MORALE (the test, generals, support), the "
@@ -200,7 +210,8 @@ static const char *const hm_sources[] = {
     "(failed fire tests retreat, the exchange exception) and recovery (5+)",
     "house defaults (docs/rules/horse-and-musket.md): effectiveness in 25% steps of "
     "hits_per_quarter hits (1), hits from setup.fire_table / melee_table when the setup gives "
-    "them (the game's tables are not in our source), else given by the table, directly behind = "
+    "them (the game's tables are not in our source), else claimed by a side and accepted by the "
+    "other (or the referee), directly behind = "
     "within 30 degrees, "
     "bases as discs of options.base_radius, a retreat blocked by the first unit its base would "
     "touch, the retreat variation from setup.retreat_variation (none), the sequence of play "
@@ -231,8 +242,9 @@ const ruleset ruleset_horse_and_musket = {
     .id = "horse-and-musket",
     .title = "Horse and musket: a morale rule for miniatures",
     /* 1: blocker nearest the line, radius rounded up, retreat to the degree; 2: no sequence of
-     * play (new_turn, recover and the retreat variation sent by the table) */
-    .version = 3,
+     * play (new_turn, recover and the retreat variation sent by the table); 3: the setup's tables
+     * and the sequence of play; 4: a side's hits without a table are a claim (accept, dispute) */
+    .version = 4,
     .description =
         "A horse-and-musket morale rule on an open table: a unit losing 25% effectiveness to "
         "fire, or losing a melee, rolls a die (elite 3+, regular 4+, poor or militia 5+; +1 "
@@ -250,7 +262,10 @@ const ruleset ruleset_horse_and_musket = {
         "roll to recover as its player-turn begins; a Melee phase is not ended while a pair tied "
         "in an earlier turn has not fought again; setup.turn {order?, phases?} overrides the "
         "order of the sides and the phases. Actions: fire, melee, move, morale, attach, "
-        "end_phase. Setup: terrain? [{id, type: difficult|impassable, polygon}] (kept for the "
+        "end_phase, accept, dispute (without a setup table a side's hits are a claim the "
+        "target's side or the referee accepts, resolving it, or disputes; options.trust_claims "
+        "lets them stand). Setup: terrain? [{id, type: difficult|impassable, polygon}] (kept for "
+        "the "
         "table; the rule has no terrain effect), retreat_variation? (a dice notation added to "
         "every retreat's full move, rolled by the umpire; default none), fire_table? and "
         "melee_table? [{unit?: a type, range?: [lo, hi] (fire), situation?, hits: a dice "

@@ -10,6 +10,7 @@
 #include "rules/horse_and_musket/hm.h"
 
 #include "protocol/json_in.h"
+#include "rules/common/claims.h"
 #include "rules/common/fields.h"
 #include "rules/common/json_build.h"
 #include "rules/common/units.h"
@@ -232,7 +233,8 @@ int hm_finish(const rules_ctx *ctx, hm_army *a, rules_outcome *out, api_error *e
 }
 
 int hm_options_check(const json_t *options, api_error *err) {
-    static const char *const keys[] = {"measure", "resolution", "hits", "base_radius", NULL};
+    static const char *const keys[] = {"measure",     "resolution",   "hits",
+                                       "base_radius", "trust_claims", NULL};
     static const char *const hits[] = {"given", "rolled", NULL};
     if (!options) return 0;
     if (!json_is_object(options)) {
@@ -243,7 +245,8 @@ int hm_options_check(const json_t *options, api_error *err) {
     if (json_in_only_keys(options, "options", keys, err) != 0 ||
         table_measure_check(options, err) != 0 ||
         rules_in_enum(options, "options", "hits", false, hits, 0, &v, err) != 0 ||
-        rules_in_int(options, "options", "base_radius", false, 1, TABLE_COORD_MAX, &v, err) != 0)
+        rules_in_int(options, "options", "base_radius", false, 1, TABLE_COORD_MAX, &v, err) != 0 ||
+        claims_option_check(options, err) != 0)
         return -1;
     return 0;
 }

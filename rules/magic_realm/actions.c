@@ -3,6 +3,7 @@
 #include "rules/magic_realm/mr.h"
 
 #include "protocol/json_in.h"
+#include "rules/common/claims.h"
 #include "rules/common/units.h"
 
 #include <stdio.h>
@@ -298,6 +299,21 @@ int mr_attack_resolve(const rules_ctx *ctx, const void *action, rules_outcome *o
     mr_strike_pick_table(&s, a->table, a->kludge, &o);
     if (mr_strike_check(&s, "attack", err) != 0 || mr_hit_determine(&s, &a->hit, "hit", err) != 0)
         return -1;
+    /* The declared hit is the attacker's word on where the attack met the target's maneuver (a
+     * round finds it from the boxes): a claim the target's side accepts (rules/common/claims.h),
+     * unless it declares a miss. */
+    if (!claims_trusted(ctx) && a->hit.simple != MR_HIT_MISS) {
+        char text[240];
+        snprintf(text, sizeof text, "%s attacks %s%s%s: ", attacker.id, target.id,
+                 a->attack.name[0] ? " with " : "", a->attack.name);
+        if (a->hit.pair)
+            mr_say(text, sizeof text, "the horse %s, the rider %s", mr_hit_name(a->hit.horse),
+                   mr_hit_name(a->hit.rider));
+        else
+            mr_say(text, sizeof text, "%s", mr_hit_name(a->hit.simple));
+        return claims_pend(ctx, "attack", mr_attack_encode(a), target.side[0] ? target.side : NULL,
+                           text, out, err);
+    }
     mr_strike_result r;
     mr_strike_resolve(&s, &o, ctx->dice, &r);
     out->result = mr_strike_json_new(&s, &r);

@@ -3,6 +3,7 @@
 #include "rules/magic_realm/mr.h"
 
 #include "protocol/json_in.h"
+#include "rules/common/claims.h"
 #include "rules/common/sequence.h"
 
 #include <stdio.h>
@@ -61,7 +62,8 @@ static json_t *mr_init_state(const json_t *options, const json_t *setup, api_err
         json_decref(out);
         return NULL;
     }
-    return json_pack("{s:o, s:o}", "units", out, "turn", turn);
+    /* "claims": 0 marks a session whose sides' declared hits are claims (rules/common/claims.h) */
+    return json_pack("{s:o, s:o, s:i}", "units", out, "turn", turn, "claims", 0);
 }
 
 /* ---- field descriptions -------------------------------------------------------------------- */
@@ -240,8 +242,11 @@ static const rules_field mr_option_fields[] = {
     {"order", "string", 0,
      "house default time: a round resolves attacks fastest first (ties: longer weapon, then "
      "listed); length or listed"},
+    {"trust_claims", "boolean", 0, CLAIMS_OPTION_DESCRIPTION},
     {NULL, NULL, 0, NULL},
 };
+
+CLAIMS_ACCEPT_DECLARE(mr_accept_resolve);
 
 static const rules_action mr_actions[] = {
     {"attack", "One attack: hit, DRM, Fumble or missile table, harm", attack_fields,
@@ -260,7 +265,11 @@ static const rules_action mr_actions[] = {
      "the Resolution)",
      end_phase_fields, 1, seq_end_phase_decode, seq_end_phase_encode, mr_end_phase_resolve, NULL,
      NULL},
+    CLAIMS_ACTION_ROWS(mr_accept_resolve, NULL, NULL),
 };
+
+/* accept resolves the claimed action from this table. */
+CLAIMS_ACCEPT_RESOLVE(mr_accept_resolve, mr_actions)
 
 static const char *const mr_sources[] = {
     "shared/rules-sources/magic-realm-optional-combat.txt: 5.1-5.5 Optional Combat Rules "
@@ -339,7 +348,8 @@ static const char mr_sample_setup[] =
 const ruleset ruleset_magic_realm = {
     .id = "magic-realm",
     .title = "Magic Realm: the Optional Combat Rules",
-    .version = 3,
+    /* 4: a side's declared hit is a claim the other side accepts (accept, dispute) */
+    .version = 4,
     .description =
         "Magic Realm's Optional Combat Rules (2nd edition 5.1-5.5 with the 3rd edition's revised "
         "Missile table and Hamblen's kludge, 5.6): running away on the Stumble table, striking "
@@ -357,7 +367,10 @@ const ruleset ruleset_magic_realm = {
         "(inline for odds, or between units of a session). In a session an attack, maneuver or "
         "run names one of the unit's kit and the umpire takes its stats from there (422 "
         "not_in_kit naming what the unit has; a side's raw stats: 422 kit_required; the "
-        "referee, and the inline odds, may give stats). Odds answer rolls r = 1..6 with "
+        "referee, and the inline odds, may give stats). A side's attack declaring intercept or "
+        "undercut is its word: a pending claim the target's side or the referee accepts "
+        "(accept: it resolves) or disputes (dispute: nothing is resolved), unless "
+        "options.trust_claims. Odds answer rolls r = 1..6 with "
         "p_kill / p_success. Setup units: characters {\"kind\": \"character\", vulnerability, "
         "armor?: [{toughness M|H|T, state?: intact|damaged|destroyed, protects?: [thrust, "
         "swing, smash], name?}], horse?: {vulnerability, move_time, armored?, name?}, "

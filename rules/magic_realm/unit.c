@@ -11,6 +11,7 @@
  * A unit without "kind" takes no part in combat (a bystander the core still knows by id/side). */
 #include "rules/magic_realm/mr.h"
 
+#include "rules/common/claims.h"
 #include "protocol/json_in.h"
 
 #include <stdio.h>
@@ -336,7 +337,7 @@ static const char *const order_names[] = {"time", "length", "listed", NULL};
 
 int mr_options_check(const json_t *options, api_error *err) {
     static const char *const keys[] = {"missile_table", "hamblens_kludge", "beyond_t_vs_armor",
-                                       "order", NULL};
+                                       "order",         "trust_claims",    NULL};
     int v;
     bool b;
     if (!options) return 0;
@@ -347,7 +348,8 @@ int mr_options_check(const json_t *options, api_error *err) {
                    mr_in_enum(options, "options", "beyond_t_vs_armor", false, beyond_names, 0, &v,
                               err) != 0 ||
                    mr_in_enum(options, "options", "order", false, order_names, MR_ORDER_TIME, &v,
-                              err) != 0
+                              err) != 0 ||
+                   claims_option_check(options, err) != 0
                ? -1
                : 0;
 }

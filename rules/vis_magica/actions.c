@@ -9,6 +9,7 @@
 #include "rules/vis_magica/vm.h"
 
 #include "protocol/json_in.h"
+#include "rules/common/claims.h"
 #include "rules/common/combat_table.h"
 #include "rules/common/fields.h"
 
@@ -209,6 +210,17 @@ int vm_fire_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out
     combat_plan hs;
     if (hits_plan(ctx, "fire_table", &m, b, d, a->situation, a->has_hits, "hits", &hs, err) != 0)
         goto fail;
+    /* Hits given without a table are the shooter's word: a claim the target's side accepts
+     * (rules/common/claims.h), unless it claims none. */
+    if (!hs.from_table && a->hits > 0 && !claims_trusted(ctx)) {
+        char text[200];
+        snprintf(text, sizeof text, "%s shoots at %s at %s: %d hit%s", b->id, target->id, dist,
+                 a->hits, a->hits == 1 ? "" : "s");
+        char awaiting[sizeof target->side];
+        snprintf(awaiting, sizeof awaiting, "%s", target->side);
+        vm_table_free(&t);
+        return claims_pend(ctx, "fire", vm_fire_encode(a), awaiting, text, out, err);
+    }
     /* The shot is legal: from here on it commits with whatever the dice say. */
     int hits = a->hits;
     if (hs.from_table && combat_pick_roll(ctx->dice, &hs.pick, "hits", &hits, err) != 0) goto fail;
@@ -259,6 +271,21 @@ int vm_melee_resolve(const rules_ctx *ctx, const void *action, rules_outcome *ou
          hits_plan(ctx, "melee_table", NULL, target, -1, a->situation_back, a->has_back,
                    "hits_back", &hb, err) != 0))
         goto fail;
+    /* Either side's hits without a table row are the attacker's word: a claim the target's
+     * side accepts (rules/common/claims.h). A routed target is removed whatever the hits. */
+    if (target->morale != VM_ROUTED && (!hs.from_table || !hb.from_table) && !claims_trusted(ctx)) {
+        char text[200];
+        snprintf(text, sizeof text, "%s in melee with %s: ", b->id, target->id);
+        rules_say(text, sizeof text, hs.from_table ? "hits from the melee table" : "%d hit%s", hits,
+                  hits == 1 ? "" : "s");
+        rules_say(text, sizeof text,
+                  hb.from_table ? " and hits back from the melee table" : " and %d hit%s back",
+                  back, back == 1 ? "" : "s");
+        char awaiting[sizeof target->side];
+        snprintf(awaiting, sizeof awaiting, "%s", target->side);
+        vm_table_free(&t);
+        return claims_pend(ctx, "melee", vm_melee_encode(a), awaiting, text, out, err);
+    }
     if (target->morale == VM_ROUTED) {
         /* 10.2: a routed base forced into melee by an enemy base is removed from the field. */
         target->morale = VM_REMOVED;

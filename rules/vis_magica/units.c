@@ -8,6 +8,7 @@
 #include "rules/vis_magica/vm.h"
 
 #include "protocol/json_in.h"
+#include "rules/common/claims.h"
 #include "rules/common/fields.h"
 #include "rules/common/units.h"
 
@@ -215,14 +216,14 @@ int vm_finish(const rules_ctx *ctx, vm_table *t, rules_outcome *out, api_error *
 }
 
 int vm_options_check(const json_t *options, api_error *err) {
-    static const char *const keys[] = {"measure", "resolution", "modifiers", NULL};
+    static const char *const keys[] = {"measure", "resolution", "modifiers", "trust_claims", NULL};
     if (!options) return 0;
     if (!json_is_object(options)) {
         api_error_field(err, "options", "an object");
         return -1;
     }
     if (json_in_only_keys(options, "options", keys, err) != 0 ||
-        table_measure_check(options, err) != 0)
+        table_measure_check(options, err) != 0 || claims_option_check(options, err) != 0)
         return -1;
     const json_t *mods = rules_in_present(options, "modifiers");
     if (!mods) return 0;

@@ -3,6 +3,7 @@
 #include "rules/vis_magica/vm.h"
 
 #include "protocol/json_in.h"
+#include "rules/common/claims.h"
 #include "rules/common/combat_table.h"
 #include "rules/common/fields.h"
 
@@ -29,7 +30,9 @@ static json_t *vm_init_state(const json_t *options, const json_t *setup, api_err
         json_decref(terrain);
         return NULL;
     }
-    json_t *state = json_pack("{s:o, s:o, s:o}", "units", bases, "terrain", terrain, "turn", turn);
+    /* "claims": 0 marks a session whose sides' hits are claims (rules/common/claims.h) */
+    json_t *state = json_pack("{s:o, s:o, s:o, s:i}", "units", bases, "terrain", terrain, "turn",
+                              turn, "claims", 0);
     /* The shooting and melee tables are the rulebook's, not among our sources: the setup may
      * give them (rules/common/combat_table.h), and then the umpire rolls every hit from them. */
     if (state && combat_tables_add(state, setup, vm_type_names, err) != 0) {
@@ -139,8 +142,11 @@ static const rules_field vm_option_fields[] = {
     {"modifiers", "object", 0,
      "named morale modifiers the table uses, e.g. {\"flank_or_rear_casualties\": -2} (applied "
      "by itself to a base with casualties from the flank or rear since its last check)"},
+    {"trust_claims", "boolean", 0, CLAIMS_OPTION_DESCRIPTION},
     {NULL, NULL, 0, NULL},
 };
+
+CLAIMS_ACCEPT_DECLARE(vm_accept_resolve);
 
 static const rules_action vm_actions[] = {
     {"morale", "A morale check (10.1, 10.2)", check_fields, sizeof(vm_check_action),
@@ -158,13 +164,18 @@ static const rules_action vm_actions[] = {
     {"end_phase", "End the phase (its player, or the referee): the next phase, side or turn",
      end_phase_fields, 1, seq_end_phase_decode, seq_end_phase_encode, vm_end_phase_resolve,
      vm_odds_key, vm_odds_finish},
+    CLAIMS_ACTION_ROWS(vm_accept_resolve, vm_odds_key, vm_odds_finish),
 };
+
+/* accept resolves the claimed action from this table. */
+CLAIMS_ACCEPT_RESOLVE(vm_accept_resolve, vm_actions)
 
 static const char *const vm_sources[] = {
     "shared/rules-sources/vis-magica-amendments.txt: 10.1 Performing a Morale Check, 10.2 Morale "
     "Check Results, Shooting at Flying Bases (page 45), Close Order and Mounted Bases in Bad "
     "Terrain (page 48)",
-    "house defaults (docs/rules/vis-magica.md): hits are given by the table; flank or rear means "
+    "house defaults (docs/rules/vis-magica.md): hits from the setup table, else claimed by a side "
+    "and accepted by the other; flank or rear means "
     "more than 45 degrees off the target's facing; a routed base does not charge",
     NULL,
 };
@@ -190,8 +201,9 @@ static const char vm_sample_setup[] =
 const ruleset ruleset_vis_magica = {
     .id = "vis-magica",
     .title = "Vis Magica: the official amendments (morale, flying bases, bad terrain)",
-    /* 2: the sequence of play; 3: the cause derived, a side's modifiers by name only */
-    .version = 3,
+    /* 2: the sequence of play; 3: the cause derived, a side's modifiers by name only; 4: a side's
+     * hits without a table are a claim the other side accepts (accept, dispute) */
+    .version = 4,
     .description =
         "Vis Magica's official amendments on an open table: morale checks (10.1: 2d6 against the "
         "modified strength, double one passes, double six fails; 10.2: good, shaken, routed, "
@@ -202,7 +214,9 @@ const ruleset ruleset_vis_magica = {
         "has a player-turn of Movement (move), Shooting (fire), Melee (melee) and Rally (rally), "
         "a morale check in any phase by the side whose base takes it; end_phase (the player or "
         "the referee) moves on; setup.turn {order?, phases?} overrides the order of the sides "
-        "and the phases. Actions: morale, rally, move, fire (shooting), melee, end_phase. Setup: "
+        "and the phases. Actions: morale, rally, move, fire (shooting), melee, end_phase, accept, "
+        "dispute (without a setup table a side's hits are a claim the target's side or the "
+        "referee accepts or disputes, unless options.trust_claims). Setup: "
         "terrain [{id, type: difficult|impassable, polygon: [[x, y], ...]}], "
         "units {id, side, type: close_order|open_order|cavalry|chariots|other, at: [x, y], "
         "facing: 0-359, strength, flying?, morale?, disordered?, orders?, movement?, range?: "

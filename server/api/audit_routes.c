@@ -207,7 +207,11 @@ static void odds_work_free(odds_work *ow) {
 static void odds_run(work_job *job) {
     odds_work *ow = (odds_work *)job;
     alloc_guard_reset();
-    rules_ctx ctx = {ow->state, ow->options, ow->actor, ow->unit, NULL};
+    rules_ctx ctx = {.state = ow->state,
+                     .options = ow->options,
+                     .actor = ow->actor,
+                     .unit = ow->unit,
+                     .dice = NULL};
     ow->answer = odds_enumerate_cancellable_new(ow->action, ow->decoded, &ctx,
                                                 ODDS_MAX_COMBINATIONS, &job->cancel, &ow->err);
     if (alloc_guard_failed()) { /* an incomplete distribution is a wrong one */

@@ -438,7 +438,8 @@ static void readjudicate(verifier *v, int64_t seq, const char *type, const char 
     } else if (a->decode(fields, decoded, &err) != 0) {
         fail(v, seq, "the recorded action no longer decodes: %s", err.message);
     } else {
-        rules_ctx ctx = {v->state, v->options, actor, unit, ds};
+        rules_ctx ctx = {
+            .state = v->state, .options = v->options, .actor = actor, .unit = unit, .dice = ds};
         if (rules_resolve(v->rs, a, &ctx, decoded, &out, &err) != 0)
             fail(v, seq, "re-adjudication refuses the action: %s", err.message);
         else if (dice_source_unsatisfied(ds))

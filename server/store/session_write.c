@@ -491,7 +491,8 @@ static void run_action(store_conn *conn, session_cache *cache, const writer_limi
                 : dice_source_new_seeded(s->seed, s->id, (uint64_t)s->next_nonce);
     if (!ds) goto storage_fail;
     if (!manual) dice_source_set_entropy(ds, s->entropy_digest);
-    rules_ctx ctx = {s->state, s->options, job->role, unit, ds};
+    rules_ctx ctx = {
+        .state = s->state, .options = s->options, .actor = job->role, .unit = unit, .dice = ds};
     if (rules_resolve(ruleset_find(s->ruleset), action, &ctx, decoded, &out, &err) != 0) {
         if (!manual && dice_source_die_count(ds) > 0) {
             /* rules/ruleset.h: a module decides legality before its first die. One that refuses

@@ -104,6 +104,10 @@ test('turn banner, legal actions and End phase, per ruleset with a sequence of p
       // The referee sees every action, those out of sequence marked as an override.
       const all = await pRef.locator('details.action').evaluateAll((ds) => ds.map((d) => [d.dataset.action, !d.hidden, !!d.querySelector('.override-mark')]));
       for (const [a, shown, marked] of all) {
+        if (a === 'accept' || a === 'dispute') { // a claim is answered from the banner (claims.test.mjs)
+          assert.ok(!shown, `${row.id}: ${a} is not a form`);
+          continue;
+        }
         assert.ok(shown, `${row.id}: the referee sees ${a}`);
         assert.equal(marked, !here.has(a), `${row.id}: ${a} ${here.has(a) ? 'is' : 'is not'} in sequence for the referee`);
       }

@@ -18,13 +18,13 @@ from pathlib import Path
 from umpire_client import assert_error, expect
 from umpire_ref import assert_no_floats, verify_chain
 
-from ruleset_helpers import act, create_session, units
+from ruleset_helpers import act, claim_accepted, create_session, units
 
 REPO = Path(__file__).resolve().parents[2]
 RS = "horse-and-musket"
 SCENARIO = json.loads((REPO / "scenarios" / "horse-and-musket-la-haye-sainte.json").read_text())
 SETUP = SCENARIO["session"]["setup"]
-ACTIONS = ["fire", "melee", "move", "morale", "attach", "end_phase"]
+ACTIONS = ["fire", "melee", "move", "morale", "attach", "end_phase", "accept", "dispute"]
 
 
 def create(umpire, mode="manual", setup=SETUP, options=None, sides=("french", "british")):
@@ -44,7 +44,7 @@ def test_the_ruleset_describes_itself(umpire):
     hm = next(r for r in listed if r["id"] == RS)
     assert hm["actions"] == ACTIONS
     d = expect(umpire.get(f"/v1/rulesets/{RS}"), 200)
-    assert d["id"] == RS and d["version"] == 3 and d["description"]
+    assert d["id"] == RS and d["version"] == 4 and d["description"]
     assert [a["type"] for a in d["actions"]] == ACTIONS
     fields = {a["type"]: {f["name"]: f for f in a["fields"]} for a in d["actions"]}
     assert set(fields["fire"]) == {"unit", "target", "hits", "hits_back", "situation",
@@ -69,7 +69,7 @@ def test_the_ruleset_describes_itself(umpire):
             assert f["description"] and f["type"] in ("string", "integer", "boolean", "object",
                                                       "array"), f
     options = {o["name"]: o for o in d["options"]}
-    assert set(options) == {"measure", "resolution", "hits", "base_radius"}
+    assert set(options) == {"measure", "resolution", "hits", "base_radius", "trust_claims"}
     assert all(o["required"] is False for o in options.values())
     assert "house default" in options["base_radius"]["description"]
     assert any("horse-and-musket-morale.txt" in s for s in d["sources"])
@@ -123,8 +123,9 @@ def test_a_game_near_la_haye_sainte_with_manual_dice(umpire):
     # French Fire: the voltigeurs exchange fire with the rifles: 1 hit each. The rifles (elite)
     # roll 1, the voltigeurs (regular) 2: both lose 25% and fail: the exception, neither
     # retreats.
-    out = act(umpire, sid, fr, {"type": "fire", "unit": "fr-voltigeurs", "target": "br-rifles",
-                                "hits": 1, "hits_back": 1, "dice": [1, 2]})
+    out = claim_accepted(umpire, sid, fr, {"type": "fire", "unit": "fr-voltigeurs",
+                                           "target": "br-rifles", "hits": 1, "hits_back": 1,
+                                           "dice": [1, 2]}, br)
     res = out["result"]
     assert res["exchange"] is True
     assert [(t["unit"], t["roll"], t["need"], t["passed"]) for t in res["tests"]] == \
@@ -136,8 +137,9 @@ def test_a_game_near_la_haye_sainte_with_manual_dice(umpire):
     # French Melee: the hussars charge: 2 hits to none; the militia (2 hits a quarter) loses
     # 25% and the melee, tests (militia 5+: 4 fails, a further 25%) and retreats 6 in straight
     # away from the hussars: [250, 160] -> [250, 220], its back to them (facing 0).
-    out = act(umpire, sid, fr, {"type": "melee", "unit": "fr-hussars", "target": "br-militia",
-                                "hits": 2, "hits_back": 0, "dice": [4]})
+    out = claim_accepted(umpire, sid, fr, {"type": "melee", "unit": "fr-hussars",
+                                           "target": "br-militia", "hits": 2, "hits_back": 0,
+                                           "dice": [4]}, br)
     res = out["result"]
     assert res["outcome"] == "defender_lost"
     assert [(t["unit"], t["test"], t["roll"], t["need"], t["passed"]) for t in res["tests"]] == \
@@ -170,8 +172,8 @@ def test_a_game_near_la_haye_sainte_with_manual_dice(umpire):
 
     # British Fire: the battery fires on the Guard: 1 hit = 25%, a test. Elite needs 3: the die
     # 1, +1 Ney, +1 the 45e directly behind (7 in back, within two 6 in moves) = 3.
-    out = act(umpire, sid, br, {"type": "fire", "unit": "br-battery", "target": "fr-guard",
-                                "hits": 1, "dice": [1]})
+    out = claim_accepted(umpire, sid, br, {"type": "fire", "unit": "br-battery",
+                                           "target": "fr-guard", "hits": 1, "dice": [1]}, fr)
     res = out["result"]
     assert (res["hits"], res["exchange"]) == (1, False)
     [t] = res["tests"]
@@ -189,8 +191,9 @@ def test_a_game_near_la_haye_sainte_with_manual_dice(umpire):
     # tests: 1 + Ney + the 45e (still supporting it this turn) = 3 passes. It retreats all the
     # same, straight south towards [100, 40]: the 45e at [100, 30] is in the way, so the Guard
     # is eliminated, Ney with it, and the 45e (friendly, not cavalry) tests: 3 < 4, it loses 25%.
-    out = act(umpire, sid, br, {"type": "melee", "unit": "br-redcoats", "target": "fr-guard",
-                                "hits": 2, "hits_back": 1, "dice": [1, 3]})
+    out = claim_accepted(umpire, sid, br, {"type": "melee", "unit": "br-redcoats",
+                                           "target": "fr-guard", "hits": 2, "hits_back": 1,
+                                           "dice": [1, 3]}, ref)
     res = out["result"]
     assert res["outcome"] == "defender_lost"
     assert [(t["unit"], t["roll"], t["modifier"], t["passed"]) for t in res["tests"]] == \
@@ -223,8 +226,9 @@ def test_a_game_near_la_haye_sainte_with_manual_dice(umpire):
     end(umpire, sid, fr)
     # French Melee: the hussars charge the battery: 1 hit each, a tie: no test, another round
     # next turn.
-    out = act(umpire, sid, fr, {"type": "melee", "unit": "fr-hussars", "target": "br-battery",
-                                "hits": 1, "hits_back": 1})
+    out = claim_accepted(umpire, sid, fr, {"type": "melee", "unit": "fr-hussars",
+                                           "target": "br-battery", "hits": 1, "hits_back": 1},
+                         br)
     assert out["result"]["outcome"] == "tie" and out["result"]["tests"] == []
     assert "a tie, the melee goes on next turn" in out["summary"]
     # The British turn: the militia rolls again: 6, back to normal action.
@@ -274,14 +278,14 @@ def test_a_game_near_la_haye_sainte_with_manual_dice(umpire):
 
     events = umpire.events(sid, token=ref)[0]
     verify_chain(events)
-    assert len(events) == 22
+    assert len(events) == 27  # 21 actions, 5 of them claims, each accepted
     assert events[-1]["data"]["result"]["override"]
     for ev in events[1:]:
         assert_no_floats(ev["data"])
         for d in ev["data"]["dice"]:
             assert d["manual"] is True and d["notation"] == "1d6" and "nonce" not in d
     rep = expect(umpire.get(f"/v1/sessions/{sid}/verify", token=ref), 200)
-    assert rep["ok"] is True and rep["actions_readjudicated"] == 21
+    assert rep["ok"] is True and rep["actions_readjudicated"] == 26
 
 
 def test_morale_odds_are_exact(umpire):
@@ -319,8 +323,9 @@ def test_morale_odds_are_exact(umpire):
     sid, tok = create(umpire, setup=setup)
     fr, br, ref = tok["sides"]["french"], tok["sides"]["british"], tok["referee"]
     act(umpire, sid, fr, {"type": "end_phase"})
-    act(umpire, sid, fr, {"type": "melee", "unit": "fr-hussars", "target": "br-militia",
-                          "hits": 2, "hits_back": 0, "dice": [6]})
+    claim_accepted(umpire, sid, fr, {"type": "melee", "unit": "fr-hussars",
+                                      "target": "br-militia", "hits": 2, "hits_back": 0,
+                                      "dice": [6]}, br)
     ans = odds({"type": "end_phase"}, fr)
     assert close(ans["p_any_retreating"], Fraction(4, 6))
     # the redcoats (Picton) break under fire too (the referee's ruling): 1 + 1 < 4; their
@@ -331,7 +336,7 @@ def test_morale_odds_are_exact(umpire):
     ans = expect(umpire.post(f"/v1/sessions/{sid}/odds", {"type": "end_phase"}, token=fr), 200)
     assert ans["of"] == 36
     assert close(ans["p_any_retreating"], 1 - Fraction(3, 6) * Fraction(2, 6))
-    assert umpire.session(sid, token=ref)["version"] == 4   # odds write nothing
+    assert umpire.session(sid, token=ref)["version"] == 5   # odds write nothing
 
 
 def test_inline_odds_take_the_setup(umpire):
@@ -385,7 +390,7 @@ def test_hits_given_or_rolled(umpire):
     """options.hits rolled: hits are a dice notation, rolled and logged; an integer is a 422.
     Given (the default): a notation is a 422."""
     sid, tok = create(umpire, options={"hits": "rolled"})
-    fr, ref = tok["sides"]["french"], tok["referee"]
+    fr, br, ref = tok["sides"]["french"], tok["sides"]["british"], tok["referee"]
     act(umpire, sid, fr, {"type": "end_phase"})   # to the French Fire phase
     err = assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
         "type": "fire", "unit": "fr-guard", "target": "br-redcoats", "hits": 1, "dice": [4]},
@@ -395,14 +400,17 @@ def test_hits_given_or_rolled(umpire):
         "type": "fire", "unit": "fr-guard", "target": "br-redcoats", "hits": "2d", "dice": [4]},
         token=fr), 422, "invalid_notation", "hits")
     # 1d6-2 rolls 3: one hit; the redcoats test 4 + Picton: pass
-    out = act(umpire, sid, fr, {"type": "fire", "unit": "fr-guard", "target": "br-redcoats",
-                                "hits": "1d6-2", "dice": [3, 4]})
+    # (the notation is the French word: rolled once the British accept the claim)
+    out = claim_accepted(umpire, sid, fr, {"type": "fire", "unit": "fr-guard",
+                                           "target": "br-redcoats", "hits": "1d6-2",
+                                           "dice": [3, 4]}, br)
     assert out["result"]["hits"] == 1
     assert out["result"]["after"][0] == {"unit": "br-redcoats", "effectiveness": 75,
                                          "state": "normal"}
-    ev = umpire.events(sid, token=ref)[0][-1]
+    claim, ev = umpire.events(sid, token=ref)[0][-2:]
     assert [(d["purpose"], d["value"]) for d in ev["data"]["dice"]] == [("hits", 3), ("morale", 4)]
-    assert ev["data"]["action"]["hits"] == "1d6-2"
+    assert claim["data"]["action"]["hits"] == "1d6-2"
+    assert ev["data"]["action"] == {"type": "accept", "claim": 1}
     # odds enumerate the hits too. The redcoats stand at 75% (three quarters), Picton +1:
     # 1d6-2 gives 0 hits on 1-2; 1 on 3 (50%, a failed test leaves 25%); 2 on 4 (25%, and a
     # failed test on 1-2 eliminates); 3 on 5 and 4 on 6 (eliminated without a test):
@@ -418,7 +426,7 @@ def test_hits_given_or_rolled(umpire):
     # retreating: 1 hit on 3 and a failed test (1-2): 1/6 * 2/6
     assert close(ans["p_any_retreating"], Fraction(2, 36))
     rep = expect(umpire.get(f"/v1/sessions/{sid}/verify", token=ref), 200)
-    assert rep["ok"] is True and rep["actions_readjudicated"] == 2
+    assert rep["ok"] is True and rep["actions_readjudicated"] == 3
 
     sid, tok = create(umpire)
     act(umpire, sid, tok["sides"]["french"], {"type": "end_phase"})

@@ -9,6 +9,8 @@ from pathlib import Path
 from umpire_client import Client, assert_error, expect
 from umpire_ref import assert_no_floats, die, verify_chain
 
+from ruleset_helpers import claim_accepted
+
 REPO = Path(__file__).resolve().parents[2]
 SHARKS = json.loads((REPO / "scenarios" / "magic-realm-sharks-with-wings.json").read_text())
 UNITS = SHARKS["session"]["setup"]["units"]
@@ -61,9 +63,9 @@ def action(i):
 def test_the_ruleset_describes_itself(umpire):
     listed = expect(umpire.get("/v1/rulesets"), 200)["rulesets"]
     mr = next(r for r in listed if r["id"] == "magic-realm")
-    assert mr["actions"] == ["attack", "run", "round", "play", "end_phase"]
+    assert mr["actions"] == ["attack", "run", "round", "play", "end_phase", "accept", "dispute"]
     d = expect(umpire.get("/v1/rulesets/magic-realm"), 200)
-    assert d["id"] == "magic-realm" and d["version"] == 3 and d["description"]
+    assert d["id"] == "magic-realm" and d["version"] == 4 and d["description"]
     fields = {a["type"]: {f["name"]: f for f in a["fields"]} for a in d["actions"]}
     for name in ("attack.kind", "attack.harm", "attack.sharpness", "attack.time", "attack.spell",
                  "attack.alerted", "target.kind", "target.vulnerability", "target.armored",
@@ -79,7 +81,8 @@ def test_the_ruleset_describes_itself(umpire):
             assert f["description"] and f["type"] in ("string", "integer", "boolean", "object",
                                                       "array"), f
     options = {o["name"]: o for o in d["options"]}
-    assert set(options) == {"missile_table", "hamblens_kludge", "beyond_t_vs_armor", "order"}
+    assert set(options) == {"missile_table", "hamblens_kludge", "beyond_t_vs_armor", "order",
+                            "trust_claims"}
     assert "house default" in options["beyond_t_vs_armor"]["description"]
     assert "house default" in options["order"]["description"]
     assert any("5.6" in s for s in d["sources"]) and any("house defaults" in s for s in d["sources"])
@@ -216,9 +219,10 @@ def test_attack_between_units_changes_the_state(umpire):
         "hit": "undercut", "dice": [6, 6]}, token=tok["sides"]["monsters"]), 422,
         "target_from_play", "target.move_time")
     assert "white-knight" in err["message"]
-    out = act(umpire, sid, tok["sides"]["monsters"], {
+    # the declared undercut is the monsters' word: a claim the knight accepts
+    out = claim_accepted(umpire, sid, tok["sides"]["monsters"], {
         "type": "attack", "unit": "bat-2", "target": {"unit": "white-knight"},
-        "hit": "undercut", "dice": [6, 6]})
+        "hit": "undercut", "dice": [6, 6]}, knight)
     assert out["result"]["drm"] == 2 and out["result"]["outcome"] == "no_effect"
     assert_error(umpire.post(f"/v1/sessions/{sid}/actions", {
         "type": "attack", "unit": "bat-2", "target": {"unit": "white-knight", "move_time": 4},

@@ -67,8 +67,11 @@ def test_a_unit_killed_after_its_play_lapses_in_the_round(umpire):
     for a in SHARKS["actions"][:5]:
         assert post(umpire, sid, tokens, a).status == 200
     kill = {"as": "knight", "type": "attack", "unit": "white-knight", "attack": {"name": "Great Sword, F H6"},
-            "target": {"unit": "bat-2"}, "hit": "intercept", "dice": [1, 1]}
+            "target": {"unit": "bat-2"}, "hit": "intercept"}
     r = post(umpire, sid, tokens, kill)
+    assert r.status == 200 and r.body["result"]["pending"] is True, r
+    # the declared intercept is the knight's word: the monsters accept it, and the dice roll
+    r = post(umpire, sid, tokens, {"as": "monsters", "type": "accept", "claim": 1, "dice": [1, 1]})
     assert r.status == 200, r
     assert r.body["summary"].endswith("bat-2 killed")
     r = post(umpire, sid, tokens, {"as": "monsters", "type": "round", "dice": [6, 6, 4, 1]})

@@ -21,14 +21,14 @@ from pathlib import Path
 from umpire_client import assert_error, expect
 from umpire_ref import assert_no_floats, verify_chain
 
-from ruleset_helpers import act, create_session, units
+from ruleset_helpers import act, claim_accepted, create_session, units
 
 REPO = Path(__file__).resolve().parents[2]
 RS = "vis-magica"
 SCENARIO = json.loads((REPO / "scenarios" / "vis-magica-bog-and-cliffs.json").read_text())
 SETUP = SCENARIO["session"]["setup"]
 OPTIONS = SCENARIO["session"]["options"]
-ACTIONS = ["morale", "rally", "move", "fire", "melee", "end_phase"]
+ACTIONS = ["morale", "rally", "move", "fire", "melee", "end_phase", "accept", "dispute"]
 
 
 def create(umpire, mode="manual", setup=SETUP, options=OPTIONS, sides=("empire", "horde")):
@@ -47,7 +47,7 @@ def test_the_ruleset_describes_itself(umpire):
     vm = next(r for r in listed if r["id"] == RS)
     assert vm["actions"] == ACTIONS
     d = expect(umpire.get(f"/v1/rulesets/{RS}"), 200)
-    assert d["id"] == RS and d["version"] == 3 and d["description"]
+    assert d["id"] == RS and d["version"] == 4 and d["description"]
     assert [a["type"] for a in d["actions"]] == ACTIONS
     fields = {a["type"]: {f["name"]: f for f in a["fields"]} for a in d["actions"]}
     assert set(fields["morale"]) == {"unit", "cause", "modifiers", "apply"}
@@ -72,7 +72,8 @@ def test_the_ruleset_describes_itself(umpire):
         for f in a["fields"]:
             assert f["description"] and f["type"] in ("string", "integer", "boolean", "object",
                                                       "array"), f
-    assert {o["name"] for o in d["options"]} == {"measure", "resolution", "modifiers"}
+    assert {o["name"] for o in d["options"]} == {"measure", "resolution", "modifiers",
+                                                    "trust_claims"}
     assert all(o["required"] is False for o in d["options"])
     assert any("vis-magica-amendments.txt" in s for s in d["sources"])
     assert any("house defaults" in s and "45 degrees" in s for s in d["sources"])
@@ -113,14 +114,16 @@ def test_a_short_game_with_manual_dice(umpire):
     end_phase(umpire, sid, em, "shooting", "empire", 1)
     # 2. The archers shoot the flying harpies at 9 in.: within short range (12 in.), counted as
     # long range (correction to page 45). One hit: 4 -> 3.
-    out = act(umpire, sid, em, {"type": "fire", "unit": "archers", "target": "harpies",
-                                "hits": 1})
+    # Without a shooting table the hit is the empire's word: a claim the horde accepts.
+    out = claim_accepted(umpire, sid, em, {"type": "fire", "unit": "archers",
+                                           "target": "harpies", "hits": 1}, ho)
     res = out["result"]
     assert (res["distance"], res["range"], res["flying_target"]) == (90, "long", True)
     assert (res["target_strength"], res["lost_this_phase"], res["target_morale"]) == \
         (3, 1, "good")
     assert res["flank_rear_casualties"] is False      # the harpies face the archers (180)
-    assert out["summary"] == ("archers shoots at harpies (flying) at 9 in: long range (a flying "
+    assert out["summary"] == ("horde accepts empire's claim 1: "
+                              "archers shoots at harpies (flying) at 9 in: long range (a flying "
                               "target: only at short range, counted as long); harpies loses 1 "
                               "(strength 3)")
 
@@ -149,11 +152,12 @@ def test_a_short_game_with_manual_dice(umpire):
 
     # 5. Melee: the wolves charge the legion and lose 3 of 6, the legion 1. Each is straight
     # ahead of the other: no flank.
-    out = act(umpire, sid, ho, {"type": "melee", "unit": "wolves", "target": "legion",
-                                "hits": 1, "hits_back": 3})
+    out = claim_accepted(umpire, sid, ho, {"type": "melee", "unit": "wolves",
+                                           "target": "legion", "hits": 1, "hits_back": 3}, em)
     res = out["result"]
     assert (res["strength"], res["target_strength"], res["target_removed"]) == (3, 7, False)
-    assert out["summary"] == ("wolves in melee with legion: legion loses 1 (strength 7); wolves "
+    assert out["summary"] == ("empire accepts horde's claim 2: "
+                              "wolves in melee with legion: legion loses 1 (strength 7); wolves "
                               "loses 3 (strength 3)")
 
     # 6. The wolves (shaken) check after combat: 2 + 2 = 4 >= 3: fail: routed.
@@ -195,8 +199,8 @@ def test_a_short_game_with_manual_dice(umpire):
     out = act(umpire, sid, em, {"type": "move", "unit": "archers", "to": [60, 120]})
     assert out["result"]["distance"] == 60 and out["result"]["disordered"] is False
     end_phase(umpire, sid, em, "shooting", "empire", 2)
-    out = act(umpire, sid, em, {"type": "fire", "unit": "archers", "target": "goblins",
-                                "hits": 2})
+    out = claim_accepted(umpire, sid, em, {"type": "fire", "unit": "archers",
+                                           "target": "goblins", "hits": 2}, ho)
     res = out["result"]
     assert (res["distance"], res["range"], res["target_strength"]) == (230, "long", 3)
     assert res["flank_rear_casualties"] is False
@@ -263,7 +267,7 @@ def test_a_short_game_with_manual_dice(umpire):
     verify_chain(events)
     ends = [ev for ev in events if ev["type"] == "end_phase"]
     assert len(ends) == 10
-    assert len(events) == 1 + 12 + 10
+    assert len(events) == 1 + 12 + 3 + 10  # 12 actions, 3 of them claims each accepted
     rolled = [ev for ev in events[1:] if ev["data"].get("dice")]
     assert len(rolled) == 5
     for ev in events[1:]:
@@ -272,7 +276,7 @@ def test_a_short_game_with_manual_dice(umpire):
             assert d["manual"] is True and d["notation"] == "2d6" and "nonce" not in d
             assert d["purpose"] == "morale"
     rep = expect(umpire.get(f"/v1/sessions/{sid}/verify", token=ref), 200)
-    assert rep["ok"] is True and rep["actions_readjudicated"] == 12 + 10
+    assert rep["ok"] is True and rep["actions_readjudicated"] == 12 + 3 + 10
 
 
 def p_2d6_pass(strength):

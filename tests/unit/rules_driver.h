@@ -60,7 +60,7 @@ static outcome rules_act(const ruleset *r, const json_t *state, const char *opti
         char *before = dump(state);
         dice_source *ds = dice_source_new_manual(dice, n);
         const json_t *u = unit ? rules_state_unit(state, unit) : NULL;
-        rules_ctx ctx = {state, opts, actor, u, ds};
+        rules_ctx ctx = {.state = state, .options = opts, .actor = actor, .unit = u, .dice = ds};
         o.rc = rules_resolve(r, a, &ctx, decoded, &o.out, &o.err);
         o.unsatisfied = dice_source_unsatisfied(ds);
         o.dice_drawn = dice_source_die_count(ds);

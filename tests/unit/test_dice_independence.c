@@ -221,7 +221,8 @@ static void check_case(const ruleset *rs, const json_t *body, const char *source
         action_envelope_clear(&env);
         return;
     }
-    rules_ctx ctx = {st->state, st->options, actor, unit, NULL};
+    rules_ctx ctx = {
+        .state = st->state, .options = st->options, .actor = actor, .unit = unit, .dice = NULL};
     answer first = {0};
     int differs = -1, late = -1; /* the first stream that answered otherwise / refused late */
     answer other = {0}, late_an = {0};
@@ -388,7 +389,8 @@ static void walk_scenario(const ruleset *rs, const char *name, const json_t *sce
         void *decoded = a ? calloc(1, a->decoded_size ? a->decoded_size : 1) : NULL;
         json_t *next = NULL;
         if (a && (!env.has_unit || unit) && a->decode(env.fields, decoded, &err) == 0) {
-            rules_ctx ctx = {state, options, actor, unit, NULL};
+            rules_ctx ctx = {
+                .state = state, .options = options, .actor = actor, .unit = unit, .dice = NULL};
             next = advance(a, decoded, &ctx, &env, &ref_nonce);
         }
         api_error_clear(&err);

@@ -34,7 +34,8 @@ static run resolve(const char *expr, dice_source *ds) {
     json_t *state = json_pack("{s:[], s:i}", "units", "rolls", 0);
     r.rc = a->decode(fields, decoded, &r.err);
     if (r.rc == 0) {
-        rules_ctx ctx = {state, NULL, "side:knight", NULL, ds};
+        rules_ctx ctx = {
+            .state = state, .options = NULL, .actor = "side:knight", .unit = NULL, .dice = ds};
         r.rc = a->resolve(&ctx, decoded, &r.out, &r.err);
     }
     json_decref(fields);
@@ -186,7 +187,8 @@ static void resolve_leaves_the_old_state_alone(void **state) {
     rules_outcome out = {0};
     assert_int_equal(a->decode(fields, decoded, &err), 0);
     dice_source *ds = dice_source_new_seeded(seed, "s1", 1);
-    rules_ctx ctx = {before, NULL, "referee", NULL, ds};
+    rules_ctx ctx = {
+        .state = before, .options = NULL, .actor = "referee", .unit = NULL, .dice = ds};
     assert_int_equal(a->resolve(&ctx, decoded, &out, &err), 0);
     char *after_text = jcs_dump_new(before, NULL);
     assert_string_equal(after_text, before_text);

@@ -737,6 +737,51 @@ static void melee_counts_fire_hits_of_the_turn(void **state) {
     json_decref(st);
 }
 
+/* A side's hits without a table are a claim, except in a session created before claims (its
+ * state has no "claims"): there the side's word stands, so its log re-adjudicates as written. */
+static void claims_only_in_sessions_that_have_them(void **state) {
+    (void)state;
+    json_t *st = mkstate("[" T_REG "," F_REG "]");
+    assert_int_equal(iget(st, "claims"), 0);
+    outcome o = act_full(st, NULL, "side:b", NULL, END_PHASE, NODICE);
+    st = advance(st, &o, "b movement");
+    const char *shot = "{\"type\": \"fire\", \"target\": \"f\", \"hits\": 1}";
+    o = act_full(st, NULL, "side:b", "t", shot, DICE(6));
+    expect_ok(&o, "a claim");
+    assert_true(json_is_true(json_object_get(o.out.result, "pending")));
+    assert_int_equal(iget(o.out.new_state, "claims"), 1);
+    outcome_clear(&o);
+    json_t *old = json_copy(st);
+    json_object_del(old, "claims");
+    o = act_full(old, NULL, "side:b", "t", shot, DICE(6));
+    expect_ok_dice(&o, "the side's word, as before claims");
+    assert_null(json_object_get(o.out.result, "pending"));
+    assert_int_equal(iget(o.out.result, "hits"), 1);
+    outcome_clear(&o);
+    json_decref(old);
+    json_decref(st);
+}
+
+/* A side's hits without a setup table are its word: the action is a pending claim (rules/common/
+ * claims.h), which `accepter` accepts, the accept resolving it with `dice`. *st becomes the state
+ * with the claim pending; the answer is the accept's outcome. */
+static outcome act_accepted(json_t **st, const char *claimant, const char *unit, const char *action,
+                            const char *accepter, const int64_t *dice, size_t n) {
+    outcome o = act_full(*st, NULL, claimant, unit, action, NODICE);
+    expect_ok_dice(&o, "the claim");
+    assert_true(json_is_true(json_object_get(o.out.result, "pending")));
+    const json_t *claim = json_object_get(o.out.result, "claim");
+    char body[64];
+    snprintf(body, sizeof body, "{\"type\": \"accept\", \"claim\": %d}",
+             (int)json_integer_value(json_object_get(claim, "number")));
+    *st = advance(*st, &o, "the claim");
+    /* nothing else happens while it is pending */
+    outcome blocked = act_full(*st, NULL, claimant, NULL, "{\"type\": \"end_phase\"}", NODICE);
+    expect_error(&blocked, 409, "claim_pending", NULL, "while the claim is pending");
+    outcome_clear(&blocked);
+    return act_full(*st, NULL, accepter, NULL, body, dice, n);
+}
+
 /* "A tie results in another round of meleeing on the following turn." */
 static void melee_tie_fights_again(void **state) {
     (void)state;
@@ -1393,7 +1438,7 @@ static void retreat_runs_exactly_away_from_the_enemy(void **state) {
         outcome_clear(&o);
         json_decref(st);
     }
-    assert_int_equal(rs()->version, 3); /* history re-adjudicates differently from 1 and 2 */
+    assert_int_equal(rs()->version, 4); /* history re-adjudicates differently from 1 and 2 */
 }
 
 /* ---- 8. recovery ----------------------------------------------------------------------------- */
@@ -1642,8 +1687,9 @@ static void tie_locks_the_pair_until_next_turn(void **state) {
     st = advance(st, &o, "b movement");
     o = act_full(st, NULL, "side:b", NULL, END_PHASE, NODICE);
     st = advance(st, &o, "b fire");
-    o = act_full(st, NULL, "side:b", "t",
-                 "{\"type\": \"melee\", \"target\": \"f\", \"hits\": 1, \"hits_back\": 1}", NODICE);
+    o = act_accepted(&st, "side:b", "t",
+                     "{\"type\": \"melee\", \"target\": \"f\", \"hits\": 1, \"hits_back\": 1}",
+                     "side:a", NODICE);
     expect_ok_dice(&o, "tie");
     assert_string_equal(sget(o.out.result, "outcome"), "tie");
     assert_int_equal(iget(unit_in(o.out.new_state, "t"), "engaged_turn"), 1);
@@ -1697,9 +1743,9 @@ static void tie_locks_the_pair_until_next_turn(void **state) {
                  "{\"type\": \"melee\", \"target\": \"f\", \"hits\": 1, \"hits_back\": 0}", NODICE);
     expect_error(&o, 409, "engaged", NULL, "a third unit joins");
     outcome_clear(&o);
-    o = act_full(st, NULL, "side:b", "t",
-                 "{\"type\": \"melee\", \"target\": \"f\", \"hits\": 1, \"hits_back\": 0}",
-                 DICE(5));
+    o = act_accepted(&st, "side:b", "t",
+                     "{\"type\": \"melee\", \"target\": \"f\", \"hits\": 1, \"hits_back\": 0}",
+                     "side:a", DICE(5));
     expect_ok_dice(&o, "the next round");
     assert_string_equal(sget(o.out.result, "outcome"), "defender_lost");
     st = advance(st, &o, "the next round");
@@ -2067,6 +2113,7 @@ int main(void) {
         cmocka_unit_test(recover_retreat_blocked),
         cmocka_unit_test(sequence_two_full_turns),
         cmocka_unit_test(tie_locks_the_pair_until_next_turn),
+        cmocka_unit_test(claims_only_in_sessions_that_have_them),
         cmocka_unit_test(retreating_units_do_not_fight),
         cmocka_unit_test(moves),
         cmocka_unit_test(hits_given_or_rolled),

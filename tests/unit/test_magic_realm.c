@@ -77,7 +77,7 @@ static outcome act(const json_t *state, const char *options, const char *actor, 
         dice_source *ds = n >= 0 ? dice_source_new_manual(dice, (size_t)n)
                                  : dice_source_new_seeded(seed, "unit-test", 1);
         const json_t *u = unit ? rules_state_unit(state, unit) : NULL;
-        rules_ctx ctx = {state, opts, actor, u, ds};
+        rules_ctx ctx = {.state = state, .options = opts, .actor = actor, .unit = u, .dice = ds};
         r.rc = a->resolve(&ctx, decoded, &r.out, &r.err);
         r.dice = dice_source_records_new(ds);
         r.unsatisfied = dice_source_unsatisfied(ds);
@@ -1072,7 +1072,7 @@ static void round_odds_against_the_session(void **state) {
     void *decoded = calloc(1, a->decoded_size);
     api_error err = {0};
     assert_int_equal(a->decode(fields, decoded, &err), 0);
-    rules_ctx ctx = {st, NULL, "referee", NULL, NULL};
+    rules_ctx ctx = {.state = st, .options = NULL, .actor = "referee", .unit = NULL, .dice = NULL};
     json_t *answer = odds_enumerate_new(a, decoded, &ctx, ODDS_MAX_COMBINATIONS, &err);
     assert_non_null(answer);
     /* the M2 Bat lines up on Move 5: 2 - 5 = -3; H armor intact: rolls 1-4 -> T (destroyed),
@@ -1211,13 +1211,15 @@ static void the_ruleset_describes_itself(void **state) {
     json_t *d = ruleset_describe_new(rs());
     assert_string_equal(sget(d, "id"), "magic-realm");
     json_t *actions = json_object_get(d, "actions");
-    assert_int_equal(json_array_size(actions), 5);
+    assert_int_equal(json_array_size(actions), 7);
     assert_string_equal(sget(json_array_get(actions, 0), "type"), "attack");
     assert_string_equal(sget(json_array_get(actions, 1), "type"), "run");
     assert_string_equal(sget(json_array_get(actions, 2), "type"), "round");
     assert_string_equal(sget(json_array_get(actions, 3), "type"), "play");
     assert_string_equal(sget(json_array_get(actions, 4), "type"), "end_phase");
-    assert_int_equal(json_array_size(json_object_get(d, "options")), 4);
+    assert_string_equal(sget(json_array_get(actions, 5), "type"), "accept");
+    assert_string_equal(sget(json_array_get(actions, 6), "type"), "dispute");
+    assert_int_equal(json_array_size(json_object_get(d, "options")), 5);
     json_decref(d);
 }
 

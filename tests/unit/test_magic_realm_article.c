@@ -64,7 +64,8 @@ static json_t *odds(const json_t *action, const json_t *options) {
     assert_non_null(state);
     void *decoded = calloc(1, a->decoded_size);
     if (a->decode(fields, decoded, &err) != 0) fail_msg("decode: %s", err.message);
-    rules_ctx ctx = {state, opts, "referee", NULL, NULL};
+    rules_ctx ctx = {
+        .state = state, .options = opts, .actor = "referee", .unit = NULL, .dice = NULL};
     json_t *answer = odds_enumerate_new(a, decoded, &ctx, ODDS_MAX_COMBINATIONS, &err);
     if (!answer) fail_msg("odds: %s", err.message);
     free(decoded);

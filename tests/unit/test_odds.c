@@ -23,7 +23,8 @@ static json_t *odds_of(const char *expr, api_error *err) {
     json_t *state = json_pack("{s:[], s:i}", "units", "rolls", 0);
     json_t *answer = NULL;
     if (a->decode(fields, decoded, err) == 0) {
-        rules_ctx ctx = {state, NULL, "referee", NULL, NULL};
+        rules_ctx ctx = {
+            .state = state, .options = NULL, .actor = "referee", .unit = NULL, .dice = NULL};
         answer = odds_enumerate_new(a, decoded, &ctx, ODDS_MAX_COMBINATIONS, err);
     }
     json_decref(fields);
@@ -47,7 +48,8 @@ static void run_cancellable(void *arg) {
     json_t *fields = json_pack("{s:s}", "expr", r->expr);
     json_t *state = json_pack("{s:[], s:i}", "units", "rolls", 0);
     assert_int_equal(a->decode(fields, decoded, &r->err), 0);
-    rules_ctx ctx = {state, NULL, "referee", NULL, NULL};
+    rules_ctx ctx = {
+        .state = state, .options = NULL, .actor = "referee", .unit = NULL, .dice = NULL};
     r->answer = odds_enumerate_cancellable_new(a, decoded, &ctx, ODDS_MAX_COMBINATIONS, &r->cancel,
                                                &r->err);
     json_decref(fields);
@@ -226,7 +228,8 @@ static json_t *wide_odds(int on, int values, long cap, api_error *err) {
     wide_on = on;
     result_values = values;
     handler_runs = 0;
-    rules_ctx ctx = {NULL, NULL, "referee", NULL, NULL};
+    rules_ctx ctx = {
+        .state = NULL, .options = NULL, .actor = "referee", .unit = NULL, .dice = NULL};
     return odds_enumerate_new(&wide_action, NULL, &ctx, cap, err);
 }
 
@@ -328,7 +331,8 @@ static void a_large_magic_realm_round_is_refused_at_once(void **state) {
     json_t *fields = json_pack("{s:o}", "combatants", combatants);
     void *decoded = calloc(1, a->decoded_size);
     assert_int_equal(a->decode(fields, decoded, &err), 0);
-    rules_ctx ctx = {st, options, "referee", NULL, NULL};
+    rules_ctx ctx = {
+        .state = st, .options = options, .actor = "referee", .unit = NULL, .dice = NULL};
     json_t *answer = odds_enumerate_new(a, decoded, &ctx, ODDS_MAX_COMBINATIONS, &err);
     assert_null(answer);
     assert_int_equal(err.status, 422);

@@ -14,7 +14,7 @@ import { eventLog } from './log.js';
 import { auditPanel } from './audit.js';
 import { renderError } from './results.js';
 import { diceText } from './dice.js';
-import { drawBanner, applyToForms } from './turn.js';
+import { drawBanner, drawClaim, applyToForms } from './turn.js';
 
 const $ = (id) => document.getElementById(id);
 const rulesetCache = new Map();
@@ -137,11 +137,37 @@ function openSession(frag) {
   function drawTurn() {
     const turn = s.state && typeof s.state.turn === 'object' && s.state.turn && s.state.turn.phase ? s.state.turn : null;
     const sequence = schema && schema.sequence;
-    drawBanner($('turn-banner'), {
-      sequence, turn, role,
-      onEnd: token && turn ? endPhase : null,
-    });
-    if (forms) applyToForms(forms.forms, { sequence, turn, role });
+    const claim = s.state && s.state.claim && typeof s.state.claim === 'object' ? s.state.claim : null;
+    if (claim) {
+      drawClaim($('turn-banner'), {
+        claim, role, manual: s.dice && s.dice.mode === 'manual', onAnswer: token ? answerClaim : null,
+      });
+    } else {
+      drawBanner($('turn-banner'), {
+        sequence, turn, role,
+        onEnd: token && turn ? endPhase : null,
+      });
+    }
+    if (forms) applyToForms(forms.forms, { sequence, turn, role, claim });
+  }
+
+  // Accept, dispute or withdraw the pending claim from the banner's buttons.
+  async function answerClaim(type, fields, dice) {
+    const banner = $('turn-banner');
+    for (const b of banner.querySelectorAll('button')) b.disabled = true;
+    const body = { type, ...fields, expect_version: s.version };
+    if (dice && dice.length) body.dice = dice;
+    try {
+      await api('POST', `/v1/sessions/${encodeURIComponent(id)}/actions`, {
+        token, body, headers: { 'Idempotency-Key': idempotencyKey() },
+      });
+    } catch (err) {
+      const box = banner.querySelector('.turn-error');
+      if (box) fill(box, err && err.message ? err.message : 'The claim could not be answered.');
+      for (const b of banner.querySelectorAll('button')) b.disabled = false;
+    } finally {
+      scheduleRefresh();
+    }
   }
 
   async function endPhase() {

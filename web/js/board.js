@@ -7,12 +7,15 @@ import { hexMap } from './hexmap.js';
 import { tablePlan } from './plan.js';
 import { unitTable } from './units.js';
 
-// State keys drawn or tabled elsewhere, or too bulky to list (spi-dark-ages' charts).
-const SHOWN = new Set(['units', 'map', 'terrain', 'charts', 'streams']);
+// State keys drawn or tabled elsewhere (a pending claim is the banner's), or too bulky to list
+// (spi-dark-ages' charts).
+const SHOWN = new Set(['units', 'map', 'terrain', 'charts', 'streams', 'claim', 'claims']);
 
 function turnLine(turn) {
   if (!turn || typeof turn !== 'object') return null;
-  const bits = Object.entries(turn).map(([k, v]) => `${k.replace(/_/g, ' ')} ${compact(v)}`);
+  // Lists of sides read as words ("acting french, british"), not JSON.
+  const words = (v) => (Array.isArray(v) && v.every((x) => typeof x === 'string') ? v.join(', ') || 'none' : compact(v));
+  const bits = Object.entries(turn).map(([k, v]) => `${k.replace(/_/g, ' ')} ${words(v)}`);
   return h('p', { class: 'turn' }, h('strong', null, 'Turn: '), bits.join(' · '));
 }
 

@@ -63,6 +63,59 @@ export function bannerText(sequence, turn, role) {
   return `${waiting} (turn ${turn.number}, ${turn.player}: ${title})${own.length ? `. You may ${list(own).replace(/_/g, ' ')} meanwhile.` : ''}`;
 }
 
+// ---- a pending claim (rules/common/claims.h) ------------------------------------------------
+// A side's word the sources leave to the table (hits without a setup table, a declared hit)
+// waits for the side it acts against or the referee; nothing else happens meanwhile.
+
+const awaited = (claim) => (claim.awaiting ? `${claim.awaiting} or the referee` : 'the referee');
+
+/** Who may do what with the claim: 'answer' (accept or dispute), 'withdraw' (its claimant), or
+ * null (another side, a viewer). */
+export function claimRole(claim, role) {
+  if (!claim || typeof claim !== 'object') return null;
+  if (role === 'referee' || role === '' || (role && role === claim.awaiting)) return 'answer';
+  if (role && role === claim.by) return 'withdraw';
+  return null;
+}
+
+/** The banner's words while a claim is pending. */
+export function claimText(claim, role) {
+  const what = `${claim.text}.`;
+  const mine = claimRole(claim, role);
+  if (mine === 'answer') return `${claim.by} claims: ${what} Accept it, or dispute it?`;
+  if (mine === 'withdraw') return `Your claim: ${what} Waiting for ${awaited(claim)} to accept or dispute it.`;
+  return `${claim.by} claims: ${what} Waiting for ${awaited(claim)} to accept or dispute it.`;
+}
+
+/**
+ * Draws a pending claim into the banner `el`: its words, and for who may answer it Accept and
+ * Dispute (with a reason), for its claimant Withdraw. onAnswer(type, fields, dice) posts the
+ * answer; `manual` shows a field for the dice the accepted action rolls.
+ */
+export function drawClaim(el, { claim, role, manual, onAnswer }) {
+  el.hidden = false;
+  const mine = claimRole(claim, role);
+  el.dataset.mine = String(mine === 'answer');
+  const reason = h('input', { type: 'text', class: 'claim-reason', maxlength: '200', 'aria-label': 'Why (optional)', placeholder: 'why (optional)' });
+  const dice = h('input', { type: 'text', class: 'claim-dice', inputmode: 'numeric', 'aria-label': 'Dice rolled at the table', placeholder: 'dice, e.g. 4 1' });
+  const send = (type) => () => {
+    const fields = { claim: claim.number };
+    if (type === 'dispute' && reason.value.trim()) fields.reason = reason.value.trim();
+    const vals = dice.value.trim() ? dice.value.trim().split(/[\s,]+/).map(Number) : null;
+    onAnswer(type, fields, type === 'accept' ? vals : null);
+  };
+  const buttons = !onAnswer ? [] : mine === 'answer'
+    ? [manual ? dice : null,
+      h('button', { type: 'button', class: 'claim-accept', onclick: send('accept') }, 'Accept'),
+      reason,
+      h('button', { type: 'button', class: 'claim-dispute', onclick: send('dispute') }, 'Dispute')]
+    : mine === 'withdraw' ? [h('button', { type: 'button', class: 'claim-withdraw', onclick: send('dispute') }, 'Withdraw')] : [];
+  fill(el,
+    h('p', { class: 'turn-text claim-text' }, claimText(claim, role)),
+    ...buttons,
+    h('span', { class: 'turn-error', role: 'status' }));
+}
+
 /**
  * Draws the banner into `el`; onEnd() is called by its End phase button (shown to the referee
  * and to a side that may end the phase). Hides the banner when there is no sequence.
@@ -85,10 +138,16 @@ export function drawBanner(el, { sequence, turn, role, onEnd }) {
  * Shows only the action forms legal now. A side sees the legal ones; the referee sees all, those
  * out of sequence marked as an override.
  */
-export function applyToForms(forms, { sequence, turn, role }) {
+export function applyToForms(forms, { sequence, turn, role, claim }) {
   const phase = phaseNow(sequence, turn);
   const referee = role === 'referee' || role === '';
   for (const f of forms) {
+    // A claim is answered from the banner; while one is pending nothing else is legal.
+    if (f.type === 'accept' || f.type === 'dispute' || claim) {
+      f.details.hidden = true;
+      f.details.open = false;
+      continue;
+    }
     const legal = legalNow(phase, turn || {}, f.type, referee ? null : role);
     const override = referee && !!phase && !legalNow(phase, turn, f.type, null);
     f.details.hidden = !referee && !legal;
