@@ -2,6 +2,8 @@
 
 #include "protocol/json_in.h"
 
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -40,9 +42,54 @@ size_t webhook_cut_chars(const char *s, size_t max_chars) {
     return i;
 }
 
+static bool snowflake(const char *id) {
+    size_t n = strlen(id);
+    if (n < 17 || n > 20) return false;
+    for (size_t i = 0; i < n; i++)
+        if (id[i] < '0' || id[i] > '9') return false;
+    return true;
+}
+
+int webhook_mentions_decode(const json_t *mentions, const char *path, char *out, size_t cap,
+                            api_error *err) {
+    out[0] = '\0';
+    if (!json_is_object(mentions) || json_object_size(mentions) > WEBHOOK_MENTIONS_MAX) {
+        api_error_field(err, path,
+                        "an object of at most 8 sides, each {\"user\": \"<id>\"} or "
+                        "{\"role\": \"<id>\"} (a Discord user or role id)");
+        return -1;
+    }
+    const char *side;
+    json_t *who;
+    json_object_foreach((json_t *)mentions, side, who) {
+        char field[JSON_IN_PATH_MAX];
+        json_in_path(field, path, side);
+        const char *kind =
+            json_object_size(who) == 1 ? json_object_iter_key(json_object_iter(who)) : NULL;
+        const char *id = kind ? json_string_value(json_object_get(who, kind)) : NULL;
+        if (!side[0] || strlen(side) > WEBHOOK_MENTION_SIDE_MAX || !json_is_object(who) || !kind ||
+            (strcmp(kind, "user") != 0 && strcmp(kind, "role") != 0) || !id || !snowflake(id)) {
+            api_error_field(err, field,
+                            "{\"user\": \"<id>\"} or {\"role\": \"<id>\"}: a Discord user or "
+                            "role id of 17 to 20 digits, for a side of the session");
+            return -1;
+        }
+    }
+    if (json_object_size(mentions) == 0) return 0;
+    char *text = json_dumps(mentions, JSON_COMPACT | JSON_SORT_KEYS);
+    if (!text || strlen(text) >= cap) {
+        free(text);
+        api_error_field(err, path, "a shorter object");
+        return -1;
+    }
+    memcpy(out, text, strlen(text) + 1);
+    free(text);
+    return 0;
+}
+
 int webhook_list_decode(const json_t *body, webhook_list *out, api_error *err) {
     static const char *const top_keys[] = {"webhooks", NULL};
-    static const char *const hook_keys[] = {"url", "format", NULL};
+    static const char *const hook_keys[] = {"url", "format", "mentions", NULL};
     memset(out, 0, sizeof *out);
     if (json_in_only_keys(body, "", top_keys, err) != 0) return -1;
     json_t *list = NULL;
@@ -76,6 +123,17 @@ int webhook_list_decode(const json_t *body, webhook_list *out, api_error *err) {
             json_in_path(field, path, "format");
             api_error_field(err, field, "one of discord, event");
             return -1;
+        }
+        const json_t *mentions = json_object_get(item, "mentions");
+        if (mentions) {
+            json_in_path(field, path, "mentions");
+            if (out->hooks[i].format != WEBHOOK_DISCORD) {
+                api_error_field(err, field, "only with format discord (absent for event)");
+                return -1;
+            }
+            if (webhook_mentions_decode(mentions, field, out->hooks[i].mentions,
+                                        sizeof out->hooks[i].mentions, err) != 0)
+                return -1;
         }
         memcpy(out->hooks[i].url, url, strlen(url) + 1);
         out->n = i + 1;

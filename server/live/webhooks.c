@@ -3,6 +3,7 @@
 #include "protocol/json_out.h"
 #include "server/core/log.h"
 #include "server/live/discord_text.h"
+#include "server/live/turn_calls.h"
 #include "server/live/webhook_clients.h"
 #include "server/live/webhook_hosts.h"
 
@@ -74,7 +75,15 @@ typedef struct hook {
     /* The event read in flight (HOOK_READING). Set before db_reads_submit; the reader thread
      * writes page; on_event_read takes it. session_id is the only other field it reads. */
     int64_t read_seq;
-    json_t *read_page; /* NULL: storage error */
+    json_t *read_page;  /* NULL: storage error */
+    json_t *read_first; /* event 1, read with the first event of a hook with mentions */
+    /* A discord hook's mentions (protocol/webhook_request.h): the text as stored (owned, "" for
+     * none) and parsed (owned, NULL for none); the session's ruleset and sides, from its event 1
+     * once read (server/live/turn_calls.h says whom an event calls). */
+    char *mentions_text;
+    json_t *mentions;
+    char ruleset[64];
+    json_t *sides;
 } hook;
 
 /* A session's hooks, found by session id in the owner's hash table: publishing, describing and
@@ -176,6 +185,42 @@ static void fallback_line(const char *type, const json_t *data, int64_t seq, cha
 static void read_event(store_conn *conn, void *arg) {
     hook *h = arg;
     h->read_page = store_events_page_new(conn, h->session_id, h->read_seq - 1, 1);
+    if (h->mentions && !h->sides) h->read_first = store_events_page_new(conn, h->session_id, 0, 1);
+}
+
+/* Keeps the ruleset and sides of event 1 (session_created) for the mentions. */
+static void learn_session(hook *h, json_t *first) {
+    const json_t *data = json_object_get(json_array_get(first, 0), "data");
+    const json_t *sides = json_object_get(data, "sides");
+    const char *ruleset = json_string_value(json_object_get(data, "ruleset"));
+    if (!json_is_array(sides) || !ruleset) return;
+    snprintf(h->ruleset, sizeof h->ruleset, "%s", ruleset);
+    h->sides = json_incref((json_t *)sides);
+}
+
+/* Appends to content the mentions of the sides the event calls (turn_calls) that the hook maps,
+ * one line each ("<@id> french: your turn: Fire, turn 2"), and lists their ids in users or
+ * roles: allowed_mentions lets exactly those ping, and nothing a player typed. */
+static void mention_lines(const hook *h, const json_t *ev, char *content, size_t cap, json_t *users,
+                          json_t *roles) {
+    turn_call calls[TURN_CALLS_MAX];
+    size_t n = h->mentions && h->sides ? turn_calls(h->ruleset, h->sides, ev, calls) : 0;
+    for (size_t i = 0; i < n; i++) {
+        const json_t *who = json_object_get(h->mentions, calls[i].side);
+        const char *user = json_string_value(json_object_get(who, "user"));
+        const char *role = json_string_value(json_object_get(who, "role"));
+        if (!user && !role) continue;
+        char line[640], side[WEBHOOK_MENTION_SIDE_MAX * 2 + 1];
+        discord_escape(calls[i].side, side, sizeof side);
+        char why[sizeof calls[i].why * 2];
+        discord_escape(calls[i].why, why, sizeof why);
+        snprintf(line, sizeof line, "\n<@%s%s> %s: %s", user ? "" : "&", user ? user : role, side,
+                 why);
+        size_t len = strlen(content);
+        if (len + strlen(line) >= cap) break;
+        memcpy(content + len, line, strlen(line) + 1);
+        json_array_append_new(user ? users : roles, json_string(user ? user : role));
+    }
 }
 
 /* The body of the delivery of event seq from the page read_event found (borrowed; NULL on a
@@ -196,14 +241,30 @@ static char *event_body_new(const hook *h, const json_t *page, int64_t seq) {
      * show them as typed, never as a masked link or other markdown (server/live/discord_text.h),
      * nor turn "@everyone" or "<@&role>" in them into pings (allowed_mentions). The escaped text is
      * at most twice as long, so it is never cut inside a character before the cut below. */
-    char escaped[sizeof line * 2];
-    discord_escape(line, escaped, sizeof escaped);
-    /* Discord refuses content over 2000 characters: cut at a character boundary. */
-    escaped[webhook_cut_chars(escaped, WEBHOOK_DISCORD_MAX)] = '\0';
+    char escaped[sizeof line * 2 + 1024];
+    discord_escape(line, escaped, sizeof line * 2);
+    /* Discord refuses content over 2000 characters: cut at a character boundary, leaving room
+     * for the mentions after it. */
+    json_t *users = json_array(), *roles = json_array();
+    char calls[1024] = "";
+    mention_lines(h, ev, calls, sizeof calls, users, roles);
+    size_t call_chars = 0;
+    for (const char *c = calls; *c; c++)
+        if (((unsigned char)*c & 0xc0) != 0x80) call_chars++;
+    escaped[webhook_cut_chars(escaped, WEBHOOK_DISCORD_MAX - call_chars)] = '\0';
+    strcat(escaped, calls);
+    json_t *allowed = json_pack("{s:[]}", "parse");
+    if (allowed && json_array_size(users)) json_object_set(allowed, "users", users);
+    if (allowed && json_array_size(roles)) json_object_set(allowed, "roles", roles);
+    json_decref(users);
+    json_decref(roles);
     json_out o = {0};
     json_out_text(&o, "{\"content\":");
     json_out_string(&o, escaped);
-    json_out_text(&o, ",\"allowed_mentions\":{\"parse\":[]}}");
+    json_out_text(&o, ",\"allowed_mentions\":");
+    json_out_value(&o, allowed);
+    json_decref(allowed);
+    json_out_text(&o, "}");
     return json_out_finish(&o, NULL);
 }
 
@@ -376,7 +437,7 @@ static void start_transfer(hook *h) {
 static void on_event_read(void *arg) {
     hook *h = arg;
     webhooks *w = h->owner;
-    json_t *page = h->read_page;
+    json_t *page = h->read_page, *first = h->read_first;
     h->read_page = NULL;
     h->state = HOOK_IDLE;
     if (!h->removed && !h->slot) {
@@ -389,6 +450,7 @@ static void on_event_read(void *arg) {
         json_decref(page);
         if (h->timer_closed) hook_free(h);
     } else {
+        if (first && !h->sides) learn_session(h, first);
         h->body = event_body_new(h, page, h->read_seq);
         json_decref(page);
         if (h->body)
@@ -396,6 +458,8 @@ static void on_event_read(void *arg) {
         else
             own_failure(h, "the event could not be read from the database");
     }
+    json_decref(first);
+    h->read_first = NULL;
     read_answered(w);
 }
 
@@ -722,6 +786,10 @@ webhooks *webhooks_new(uv_loop_t *loop, db_reads *reads, const webhook_policy *p
 static void hook_free(hook *h) {
     if (!h) return;
     if (h->host) webhook_hosts_release(h->owner->hosts, h->host);
+    free(h->mentions_text);
+    json_decref(h->mentions);
+    json_decref(h->sides);
+    json_decref(h->read_first);
     free(h->url);
     free(h);
 }
@@ -890,10 +958,14 @@ int webhooks_set_by(webhooks *w, const char *session_id, const webhook_list *lis
     for (; made < list->n; made++) {
         hook *h = calloc(1, sizeof *h);
         char *url = h ? strdup(list->hooks[made].url) : NULL;
-        if (!url) {
+        char *mentions = url ? strdup(list->hooks[made].mentions) : NULL;
+        if (!mentions) {
+            free(url);
             free(h);
             break;
         }
+        h->mentions_text = mentions;
+        if (mentions[0]) h->mentions = json_loads(mentions, 0, NULL);
         char host[WEBHOOK_HOST_MAX] = "";
         h->owner = w;
         memcpy(h->session_id, session_id, 33);
@@ -1048,7 +1120,8 @@ bool webhooks_same_list(webhooks *w, const char *session_id, const webhook_list 
     if ((g ? g->n : 0) != list->n) return false;
     for (size_t i = 0; i < list->n; i++)
         if (g->hooks[i]->format != list->hooks[i].format ||
-            strcmp(g->hooks[i]->url, list->hooks[i].url) != 0)
+            strcmp(g->hooks[i]->url, list->hooks[i].url) != 0 ||
+            strcmp(g->hooks[i]->mentions_text, list->hooks[i].mentions) != 0)
             return false;
     return true;
 }
@@ -1108,9 +1181,11 @@ json_t *webhooks_describe_new(webhooks *w, const char *session_id) {
                       h->last_status ? json_integer(h->last_status) : json_null(), "last_error",
                       h->last_error[0] ? json_string(h->last_error) : json_null(),
                       "next_attempt_in_ms", next_in);
-        if (!d || json_array_append_new(
-                      list, json_pack("{s:i, s:s, s:s, s:o}", "id", h->id, "url", h->url, "format",
-                                      webhook_format_name(h->format), "delivery", d)) != 0) {
+        json_t *row = d ? json_pack("{s:i, s:s, s:s, s:o}", "id", h->id, "url", h->url, "format",
+                                    webhook_format_name(h->format), "delivery", d)
+                        : NULL;
+        if (row && h->mentions) json_object_set(row, "mentions", h->mentions);
+        if (!row || json_array_append_new(list, row) != 0) {
             json_decref(list);
             return NULL;
         }

@@ -818,9 +818,32 @@ static void run_entropy(store_conn *conn, session_cache *cache, write_job *job) 
 
 /* ---- webhooks: stored beside the session, not in its event stream -------------------------- */
 
+static bool side_of_session(const session_row *s, const char *name);
+
 static void run_webhooks(store_conn *conn, session_cache *cache, write_job *job) {
     session_row *s = load_session(conn, cache, job);
     if (!s) return;
+    /* A hook's mentions name sides of the session (nothing is stored otherwise). */
+    for (size_t i = 0; i < job->webhooks->n; i++) {
+        const char *text = job->webhooks->hooks[i].mentions;
+        json_t *mentions = text[0] ? json_loads(text, 0, NULL) : NULL;
+        const char *side;
+        json_t *v;
+        json_object_foreach(mentions, side, v) {
+            if (side_of_session(s, side)) continue;
+            api_error err = {0};
+            char field[48];
+            snprintf(field, sizeof field, "webhooks[%zu].mentions", i);
+            api_error_set(
+                &err, 422, "unknown_side",
+                json_pack("{s:s, s:s, s:O}", "field", field, "side", side, "sides", s->sides),
+                "webhooks[%zu].mentions names '%s', which is not a side of this session", i, side);
+            json_decref(mentions);
+            answer_error(job, &err);
+            return;
+        }
+        json_decref(mentions);
+    }
     /* Other nodes reload the list when this commits (server/store/pg_listen.h; SQLite: nothing). */
     if (store_webhooks_replace(conn, s->id, job->webhooks) != 0 ||
         store_notify_webhooks(conn, s->id) != 0) {
@@ -834,16 +857,20 @@ static void run_webhooks(store_conn *conn, session_cache *cache, write_job *job)
 
 /* ---- tokens: the referee rotates a role's token, or revokes a side's --------------------- */
 
-/* True when role ("referee" or "side:<name>") is one of the session's. */
-static bool role_of_session(const session_row *s, const char *role) {
-    if (strcmp(role, "referee") == 0) return true;
-    if (strncmp(role, "side:", 5) != 0) return false;
+/* True when name is one of the session's sides. */
+static bool side_of_session(const session_row *s, const char *name) {
     size_t i;
     json_t *side;
     json_array_foreach(s->sides, i, side) {
-        if (json_is_string(side) && strcmp(json_string_value(side), role + 5) == 0) return true;
+        if (json_is_string(side) && strcmp(json_string_value(side), name) == 0) return true;
     }
     return false;
+}
+
+/* True when role ("referee" or "side:<name>") is one of the session's. */
+static bool role_of_session(const session_row *s, const char *role) {
+    if (strcmp(role, "referee") == 0) return true;
+    return strncmp(role, "side:", 5) == 0 && side_of_session(s, role + 5);
 }
 
 /* The checks of a token change, before anything is written: 0 to go on, -1 with err set (or

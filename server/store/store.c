@@ -222,7 +222,7 @@ typedef struct webhooks_gather {
 } webhooks_gather;
 
 static void gather_row(void *arg, const char *sid, const char *url, const char *format,
-                       int64_t version) {
+                       const char *mentions, int64_t version) {
     webhooks_gather *g = arg;
     if (!sid || !url || !format || strlen(sid) != 32) return;
     if (strcmp(sid, g->current) != 0) {
@@ -233,10 +233,13 @@ static void gather_row(void *arg, const char *sid, const char *url, const char *
     }
     webhook_format f;
     if (g->list->n == WEBHOOKS_MAX || strlen(url) > WEBHOOK_URL_MAX ||
-        webhook_format_parse(format, &f) != 0)
+        webhook_format_parse(format, &f) != 0 ||
+        (mentions && strlen(mentions) >= WEBHOOK_MENTIONS_TEXT_MAX))
         return; /* not written by this daemon: skipped rather than trusted */
-    memcpy(g->list->hooks[g->list->n].url, url, strlen(url) + 1);
-    g->list->hooks[g->list->n].format = f;
+    webhook_spec *h = &g->list->hooks[g->list->n];
+    memcpy(h->url, url, strlen(url) + 1);
+    h->format = f;
+    snprintf(h->mentions, sizeof h->mentions, "%s", mentions ? mentions : "");
     g->list->n++;
 }
 
@@ -279,9 +282,10 @@ static const char *const events_cols[] = {"session_id", "seq",  "ts",   "actor",
                                           "data",       "prev", "hash", NULL};
 static const char *const idem_cols[] = {"session_id",  "caller",   "key",
                                         "body_digest", "response", NULL};
-static const char *const webhooks_cols[] = {"session_id", "position", "url", "format", NULL};
+static const char *const webhooks_cols[] = {"session_id", "position", "url",
+                                            "format",     "mentions", NULL};
 
-/* Bits: column index. Types follow migrations/0001_init.sql to 0004_session_bytes.sql. */
+/* Bits: column index. Types follow migrations/0001_init.sql to 0005_webhook_mentions.sql. */
 static const store_table_def table_defs[] = {
     {"sessions", sessions_cols, 1u << 8,
      (1u << 2) | (1u << 10) | (1u << 11) | (1u << 17) | (1u << 18), "id"},

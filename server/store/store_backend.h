@@ -44,11 +44,11 @@ struct store_ops {
     int (*idem_insert)(store_conn *c, const char *session_id, const char *caller, const char *key,
                        const uint8_t digest[32], const char *response);
     int (*webhooks_replace)(store_conn *c, const char *session_id, const webhook_list *list);
-    /* Calls row for each webhook row (session id order, then position), with the session's
-     * version; returns 0 or -1. */
+    /* Calls row for each webhook row (session id order, then position), with its mentions (NULL
+     * for none) and the session's version; returns 0 or -1. */
     int (*webhooks_rows)(store_conn *c,
                          void (*row)(void *arg, const char *session_id, const char *url,
-                                     const char *format, int64_t version),
+                                     const char *format, const char *mentions, int64_t version),
                          void *arg);
     int (*dump_table)(store_conn *c, const store_table_def *t,
                       int (*fn)(void *arg, const json_t *row), void *arg);

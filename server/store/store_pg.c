@@ -693,11 +693,12 @@ static int pg_webhooks_replace(store_conn *c, const char *session_id, const webh
         char pos[24];
         snprintf(pos, sizeof pos, "%zu", i);
         const char *ins[] = {session_id, pos, list->hooks[i].url,
-                             webhook_format_name(list->hooks[i].format)};
+                             webhook_format_name(list->hooks[i].format),
+                             list->hooks[i].mentions[0] ? list->hooks[i].mentions : NULL};
         r = params_exec(PG(c),
-                        "INSERT INTO webhooks (session_id, position, url, format) "
-                        "VALUES ($1, $2, $3, $4)",
-                        4, ins);
+                        "INSERT INTO webhooks (session_id, position, url, format, mentions) "
+                        "VALUES ($1, $2, $3, $4, $5)",
+                        5, ins);
         if (!r) return -1;
         PQclear(r);
     }
@@ -706,16 +707,18 @@ static int pg_webhooks_replace(store_conn *c, const char *session_id, const webh
 
 static int pg_webhooks_rows(store_conn *c,
                             void (*row)(void *arg, const char *session_id, const char *url,
-                                        const char *format, int64_t version),
+                                        const char *format, const char *mentions, int64_t version),
                             void *arg) {
     PGresult *r = params_exec(PG(c),
-                              "SELECT w.session_id, w.url, w.format, s.version FROM webhooks w "
+                              "SELECT w.session_id, w.url, w.format, s.version, w.mentions "
+                              "FROM webhooks w "
                               "JOIN sessions s ON s.id = w.session_id "
                               "ORDER BY w.session_id, w.position",
                               0, NULL);
     if (!r) return -1;
     for (int i = 0; i < PQntuples(r); i++)
-        row(arg, PQgetvalue(r, i, 0), PQgetvalue(r, i, 1), PQgetvalue(r, i, 2), value_int(r, i, 3));
+        row(arg, PQgetvalue(r, i, 0), PQgetvalue(r, i, 1), PQgetvalue(r, i, 2),
+            PQgetisnull(r, i, 4) ? NULL : PQgetvalue(r, i, 4), value_int(r, i, 3));
     PQclear(r);
     return 0;
 }

@@ -547,8 +547,8 @@ static int sq_webhooks_replace(store_conn *c, const char *session_id, const webh
     if (sqlite3_prepare_v2(DB(c), "DELETE FROM webhooks WHERE session_id = ?1", -1, &del, NULL) !=
             SQLITE_OK ||
         sqlite3_prepare_v2(DB(c),
-                           "INSERT INTO webhooks (session_id, position, url, format) "
-                           "VALUES (?1, ?2, ?3, ?4)",
+                           "INSERT INTO webhooks (session_id, position, url, format, mentions) "
+                           "VALUES (?1, ?2, ?3, ?4, ?5)",
                            -1, &ins, NULL) != SQLITE_OK)
         goto done;
     sqlite3_bind_text(del, 1, session_id, -1, SQLITE_STATIC);
@@ -559,6 +559,10 @@ static int sq_webhooks_replace(store_conn *c, const char *session_id, const webh
         sqlite3_bind_int64(ins, 2, (sqlite3_int64)i);
         sqlite3_bind_text(ins, 3, list->hooks[i].url, -1, SQLITE_STATIC);
         sqlite3_bind_text(ins, 4, webhook_format_name(list->hooks[i].format), -1, SQLITE_STATIC);
+        if (list->hooks[i].mentions[0])
+            sqlite3_bind_text(ins, 5, list->hooks[i].mentions, -1, SQLITE_STATIC);
+        else
+            sqlite3_bind_null(ins, 5);
         if (sqlite3_step(ins) != SQLITE_DONE) goto done;
     }
     rc = 0;
@@ -570,11 +574,12 @@ done:
 
 static int sq_webhooks_rows(store_conn *c,
                             void (*row)(void *arg, const char *session_id, const char *url,
-                                        const char *format, int64_t version),
+                                        const char *format, const char *mentions, int64_t version),
                             void *arg) {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(DB(c),
-                           "SELECT w.session_id, w.url, w.format, s.version FROM webhooks w "
+                           "SELECT w.session_id, w.url, w.format, s.version, w.mentions "
+                           "FROM webhooks w "
                            "JOIN sessions s ON s.id = w.session_id "
                            "ORDER BY w.session_id, w.position",
                            -1, &st, NULL) != SQLITE_OK)
@@ -582,7 +587,8 @@ static int sq_webhooks_rows(store_conn *c,
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW)
         row(arg, (const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 1),
-            (const char *)sqlite3_column_text(st, 2), sqlite3_column_int64(st, 3));
+            (const char *)sqlite3_column_text(st, 2), (const char *)sqlite3_column_text(st, 4),
+            sqlite3_column_int64(st, 3));
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : -1;
 }
