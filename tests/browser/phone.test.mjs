@@ -87,7 +87,7 @@ for (const [scenario, as] of [['vaevictis-corbach-1760-skirmish', 'french'], ['v
     const { created, scenario: file } = await createFromScenario(shared.daemon.base, scenario);
     const page = await newPage(shared.browser, PHONE);
     await openSession(page, linkOf(shared.daemon.base, created, as));
-    await page.locator('form.action-form').first().waitFor();
+    await page.locator('details.action > summary').first().waitFor(); // (folded on a phone)
     await assertNoOverflow(page, `${scenario}: board`);
     await assertLabelled(page, scenario);
     await assertLandmarks(page);

@@ -11,6 +11,8 @@ import { unitTable } from './units.js';
 // (spi-dark-ages' charts).
 const SHOWN = new Set(['units', 'map', 'terrain', 'charts', 'streams', 'claim', 'claims']);
 
+let unitsOpen = null; // the unit table's fold, as the reader left it (null: by screen width)
+
 function turnLine(turn) {
   if (!turn || typeof turn !== 'object') return null;
   // Lists of sides read as words ("acting french, british"), not JSON.
@@ -50,7 +52,17 @@ export function renderBoard(container, { state, sides, options, onPick, zoomed }
   if (drawing) {
     parts.push(h('div', { class: ['board-scroll', zoomed && 'zoomed'] }, drawing.svg), drawing.legend);
   }
-  parts.push(unitTable(units, sides, { caption: `Units (${units.length})` }), otherState(state));
+  // With a drawing, the table of units is the accessible alternative: folded on a phone, so that
+  // the board, the forms and the log follow each other closely; it remembers being opened.
+  const table = unitTable(units, sides, { caption: `Units (${units.length})` });
+  if (drawing) {
+    if (unitsOpen === null) unitsOpen = !(window.matchMedia && window.matchMedia('(max-width: 700px)').matches);
+    const fold = h('details', { class: 'units-fold', open: unitsOpen }, h('summary', null, `The units as a table (${units.length})`), table);
+    fold.addEventListener('toggle', () => { unitsOpen = fold.open; });
+    parts.push(fold, otherState(state));
+  } else {
+    parts.push(table, otherState(state));
+  }
   container.replaceChildren(...parts.filter(Boolean));
   return { hasDrawing: Boolean(drawing) };
 }

@@ -188,7 +188,10 @@ export function actionForms({ schema, ctx, examples, onOdds, onResolve }) {
       h('div', { class: 'buttons' }, oddsBtn, resolveBtn),
       outcome);
 
-    const details = h('details', { class: 'action', dataset: { action: action.type }, open: i === 0 },
+    // The first form opens by itself on a wide screen; on a phone every form starts folded, so
+    // that the board, the list of actions and the log follow each other closely.
+    const narrow = window.matchMedia && window.matchMedia('(max-width: 700px)').matches;
+    const details = h('details', { class: 'action', dataset: { action: action.type }, open: i === 0 && !narrow },
       h('summary', null, action.title || action.type, ' ', h('code', null, action.type)), form);
 
     function fillFrom(body) {

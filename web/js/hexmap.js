@@ -4,7 +4,7 @@
 // their facing (one of the six hexsides, n ne se s sw nw) and a marker for their condition.
 
 import { h, s } from './dom.js';
-import { conditions, conditionCode, isGone, shortLabel, sideClass, describeUnit, colourOf } from './units.js';
+import { conditions, conditionCode, isGone, counterLines, unitSymbol, sideClass, describeUnit, colourOf } from './units.js';
 
 const R = 28; // hex radius (centre to corner), in SVG units
 const HH = Math.sqrt(3) * R; // hex height (flat side to flat side)
@@ -17,6 +17,12 @@ const TERRAIN = {
   swamp: '#a9c9a4', bridge: '#a8865f', ford: '#b7dcf5', road: '#c8a878',
 };
 const DIR_ANGLE = { n: -90, ne: -30, se: 30, s: 90, sw: 150, nw: -150 };
+// What the legend says of each unit-type symbol drawn.
+const SYMBOL_WORDS = {
+  infantry: { mark: '[X]', words: 'infantry' }, cavalry: { mark: '[/]', words: 'cavalry' },
+  artillery: { mark: '[•]', words: 'artillery' }, missile: { mark: '[→]', words: 'missile troops (bows)' },
+  leader: { mark: '[★]', words: 'leader' }, ship: { mark: '[◡]', words: 'ship' },
+};
 
 export function terrainColour(t) {
   return TERRAIN[t] || colourOf(t);
@@ -78,21 +84,51 @@ function hexTerrain(map, key) {
   return { terrain, level: hx.level || 0 };
 }
 
-function counter(u, sides, c, i, onPick) {
+// The picked unit (a tap or Enter on its counter): outlined at once, and again after a redraw.
+let picked = null;
+
+// A type symbol in a small box at the counter's top, NATO-style (units.js unitSymbol).
+function symbol(kind, C) {
+  const w = 11, hgt = 6.5, x0 = -w / 2, y0 = -C / 2 + 2;
+  const box = s('rect', { x: x0, y: y0, width: w, height: hgt, class: 'sym-box' });
+  const l = (x1, y1, x2, y2) => s('line', { x1, y1, x2, y2, class: 'sym-line' });
+  const parts = {
+    infantry: [l(x0, y0, x0 + w, y0 + hgt), l(x0, y0 + hgt, x0 + w, y0)],
+    cavalry: [l(x0, y0 + hgt, x0 + w, y0)],
+    artillery: [s('circle', { cx: 0, cy: y0 + hgt / 2, r: 1.8, class: 'sym-dot' })],
+    missile: [l(x0 + 2, y0 + hgt / 2, x0 + w - 2, y0 + hgt / 2), l(x0 + w - 4, y0 + 1.5, x0 + w - 2, y0 + hgt / 2), l(x0 + w - 4, y0 + hgt - 1.5, x0 + w - 2, y0 + hgt / 2)],
+    leader: [s('polygon', { points: '0,-1.6 0.5,-0.4 1.7,-0.4 0.7,0.4 1.1,1.6 0,0.9 -1.1,1.6 -0.7,0.4 -1.7,-0.4 -0.5,-0.4', transform: `translate(0 ${(y0 + hgt / 2).toFixed(2)}) scale(1.6)`, class: 'sym-dot' })],
+    ship: [s('path', { d: `M${x0 + 2} ${y0 + 2.5} Q0 ${y0 + hgt + 1.5} ${x0 + w - 2} ${y0 + 2.5}`, class: 'sym-line', fill: 'none' })],
+  };
+  return s('g', { class: `sym sym-${kind}`, 'aria-hidden': 'true' }, box, ...(parts[kind] || []));
+}
+
+function counter(u, sides, c, i, n, onPick, onStack) {
   const C = R * 0.95;
   const x = c.x + i * 5 - 4;
   const y = c.y + i * 5 - 4;
   const cond = conditions(u);
-  const label = describeUnit(u);
+  const label = n > 1 ? `${describeUnit(u)}; ${n} units in this hex` : describeUnit(u);
+  const kind = unitSymbol(u);
+  const lines = counterLines(u);
   const g = s('g', {
-    class: ['unit', sideClass(sides, u.side), isGone(u) && 'gone', cond.length && 'marked'],
+    class: ['unit', sideClass(sides, u.side), isGone(u) && 'gone', cond.length && 'marked', picked === u.id && 'picked'],
     transform: `translate(${x.toFixed(1)} ${y.toFixed(1)})`,
     tabindex: '0', role: 'button', 'aria-label': label, dataset: { unit: u.id },
   }, s('title', null, label),
   s('rect', { x: -C / 2, y: -C / 2, width: C, height: C, rx: 3, class: 'counter' }),
-  // Long labels are squeezed to the counter's width rather than spilling over its neighbours.
-  s('text', { x: 0, y: -1, class: 'counter-label', 'text-anchor': 'middle', ...(shortLabel(u).length > 4 ? { textLength: C - 4, lengthAdjust: 'spacingAndGlyphs' } : {}) }, shortLabel(u)),
-  typeof u.strength === 'number' ? s('text', { x: 0, y: C / 2 - 3, class: 'counter-value', 'text-anchor': 'middle' }, String(u.strength)) : null);
+  kind ? symbol(kind, C) : null,
+  // The name in one or two lines, squeezed to the counter's width rather than spilling over
+  // its neighbours.
+  ...lines.map((t, k) => s('text', {
+    x: 0, y: (lines.length === 1 ? 2.5 : -0.5 + k * 6).toFixed(1), class: 'counter-label', 'text-anchor': 'middle',
+    ...(t.length > 5 ? { textLength: C - 3, lengthAdjust: 'spacingAndGlyphs' } : {}),
+  }, t)),
+  typeof u.strength === 'number' ? s('text', { x: 0, y: C / 2 - 2, class: 'counter-value', 'text-anchor': 'middle' }, String(u.strength)) : null,
+  // The top counter of a stack says how many it hides (the stack list shows each).
+  n > 1 && i === n - 1 ? s('g', { class: 'stack-count', 'aria-hidden': 'true' },
+    s('circle', { cx: -C / 2 + 2, cy: C / 2 - 2, r: 4.5 }),
+    s('text', { x: -C / 2 + 2, y: C / 2, 'text-anchor': 'middle' }, String(n))) : null);
   if (typeof u.facing === 'string' && DIR_ANGLE[u.facing] !== undefined) {
     const a = (DIR_ANGLE[u.facing] * Math.PI) / 180;
     const tip = { x: Math.cos(a) * (C / 2 + 6), y: Math.sin(a) * (C / 2 + 6) };
@@ -107,6 +143,11 @@ function counter(u, sides, c, i, onPick) {
   if (isGone(u)) g.append(line({ x: -C / 2, y: -C / 2 }, { x: C / 2, y: C / 2 }, 'gone-x'), line({ x: C / 2, y: -C / 2 }, { x: -C / 2, y: C / 2 }, 'gone-x'));
   const pick = (ev) => {
     ev.stopPropagation();
+    picked = u.id;
+    const svg = g.ownerSVGElement;
+    if (svg) for (const other of svg.querySelectorAll('.unit.picked')) other.classList.remove('picked');
+    g.classList.add('picked');
+    if (onStack) onStack(u.hex);
     onPick({ kind: 'unit', id: u.id, side: u.side, hex: u.hex });
   };
   g.addEventListener('click', pick);
@@ -193,14 +234,34 @@ export function hexMap({ map, units, sides, streams, onPick }) {
     if (!byHex.has(u.hex)) byHex.set(u.hex, []);
     byHex.get(u.hex).push(u);
   }
+  // The stack list: a tap on a counter of a stacked hex lists every unit in it, each a button
+  // that picks it (a counter hides the ones under it).
+  let svgRef = null;
+  const stackBox = h('div', { class: 'stack-list', role: 'region', 'aria-live': 'polite', 'aria-label': 'Units in the picked hex', hidden: true });
+  const showStack = (hex) => {
+    const list = byHex.get(hex) || [];
+    stackBox.hidden = list.length < 2;
+    if (list.length < 2) return stackBox.replaceChildren();
+    stackBox.replaceChildren(h('p', null, h('strong', null, `Hex ${hex}: ${list.length} units`), ' (tap one to pick it)'),
+      h('ul', null, list.map((u) => h('li', null, h('button', {
+        type: 'button', class: ['stack-unit', sideClass(sides, u.side), picked === u.id && 'picked'], dataset: { unit: u.id },
+        onclick: () => {
+          picked = u.id;
+          if (svgRef) for (const g of svgRef.querySelectorAll('.unit')) g.classList.toggle('picked', g.dataset.unit === u.id);
+          showStack(hex);
+          onPick({ kind: 'unit', id: u.id, side: u.side, hex: u.hex });
+        },
+      }, `${u.name || u.id}${u.name ? ` (${u.id})` : ''}${conditions(u).length ? `: ${conditions(u).join(', ')}` : ''}`)))));
+  };
   for (const [key, list] of byHex) {
     const p = parseHex(key);
     const c = gm.centre(p.col, p.row);
     // Units out of play under the ones still fighting.
     list.sort((x, y) => Number(isGone(y)) - Number(isGone(x)));
-    list.forEach((u, i) => unitLayer.append(counter(u, sides, c, i, onPick)));
+    list.forEach((u, i) => unitLayer.append(counter(u, sides, c, i, list.length, onPick, showStack)));
   }
 
+  const symbolsUsed = new Set(units.map(unitSymbol).filter(Boolean));
   const nCols = gm.c1 - gm.c0 + 1;
   const nRows = gm.r1 - gm.r0 + 1;
   const svg = s('svg', {
@@ -208,13 +269,16 @@ export function hexMap({ map, units, sides, streams, onPick }) {
     role: 'group', 'aria-label': `Hex map, ${nCols} columns by ${nRows} rows, ${units.length} units; the unit table lists the same units`,
     preserveAspectRatio: 'xMidYMin meet',
   }, hexLayer, sideLayer, unitLayer);
+  svgRef = svg;
 
   const legend = h('ul', { class: 'legend', 'aria-label': 'Map legend' },
     [...used].map((t) => h('li', null, swatch(terrainColour(t), 'hex'), t)),
     [...features].map((f) => h('li', null, swatch(null, `feat-${['road', 'bridge', 'stream', 'river', 'slope'].includes(f) ? f : 'other'}`, f), f)),
     [...codes].map(([code, c]) => h('li', null, h('span', { class: 'code-swatch' }, code), c)),
-    h('li', null, 'L1, L2: hill levels; a triangle: the facing; crossed out: eliminated'));
-  return { svg, legend };
+    [...symbolsUsed].map((k) => h('li', null, h('span', { class: 'code-swatch' }, SYMBOL_WORDS[k].mark), SYMBOL_WORDS[k].words)),
+    h('li', null, 'L1, L2: hill levels; a triangle: the facing; crossed out: eliminated; a number in a circle: units stacked in the hex'));
+  if (picked && units.some((u) => u.id === picked && u.hex)) showStack(units.find((u) => u.id === picked).hex);
+  return { svg, legend: h('div', { class: 'map-notes' }, stackBox, legend) };
 }
 
 function swatch(fill, kind, name) {

@@ -15,6 +15,9 @@ function perInch(options) {
   return options.measure === 'cm' ? res * 2.54 : res;
 }
 
+// The picked unit (a tap or Enter on its base), outlined until another is picked.
+let picked = null;
+
 /** The plan as {svg, legend}. onPick({kind: 'unit', id} | {kind: 'point', at: [x, y]}). */
 export function tablePlan({ units, terrain, options = {}, sides, onPick }) {
   const inch = perInch(options);
@@ -74,7 +77,7 @@ export function tablePlan({ units, terrain, options = {}, sides, onPick }) {
     const label = describeUnit(u);
     const facing = Number.isFinite(u.facing) ? u.facing : 0;
     const g = s('g', {
-      class: ['unit', sideClass(sides, u.side), isGone(u) && 'gone', cond.length && 'marked'],
+      class: ['unit', sideClass(sides, u.side), isGone(u) && 'gone', cond.length && 'marked', picked === u.id && 'picked'],
       tabindex: '0', role: 'button', 'aria-label': label, dataset: { unit: u.id },
     }, s('title', null, label),
     s('g', { transform: `translate(${x} ${-y}) rotate(${facing})` },
@@ -88,6 +91,10 @@ export function tablePlan({ units, terrain, options = {}, sides, onPick }) {
       cond.length ? s('tspan', { x, dy: fs * 1.1, class: 'unit-cond' }, `(${cond.join(', ')})`) : null));
     const pick = (ev) => {
       ev.stopPropagation();
+      // Outlined at once, and after a redraw (picked), so a tap shows what it picked.
+      picked = u.id;
+      for (const other of bases.querySelectorAll('.unit.picked')) other.classList.remove('picked');
+      g.classList.add('picked');
       onPick({ kind: 'unit', id: u.id, side: u.side, at: u.at });
     };
     g.addEventListener('click', pick);

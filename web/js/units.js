@@ -45,6 +45,43 @@ export function shortLabel(u) {
   return (rest || id).slice(0, 6);
 }
 
+// Words a counter's name can do without ("Regiment de Navarre" reads as "Regiment Navarre").
+const SMALL = new Set(['de', 'du', 'des', 'la', 'le', 'of', 'the', 'von', 'der', 'at', 'and', 'a']);
+
+/**
+ * A counter's name in at most two short lines, readable at counter size: the unit's name (its id
+ * without the side prefix when it has none), small words left out, each line at most `max`
+ * characters: "Harold's huscarls" -> ["Harold's", "huscarls"], "Batterie de 12" -> ["Batterie", "12"].
+ */
+export function counterLines(u, max = 9) {
+  const text = u.name ? String(u.name) : String(u.id).replace(/^[a-z]{1,3}-/, '').replace(/[-_]/g, ' ');
+  const words = text.split(/\s+/).filter((w) => w && !SMALL.has(w.toLowerCase()));
+  if (!words.length) return [shortLabel(u)];
+  const cut = (w) => (w.length > max ? `${w.slice(0, max - 1)}.` : w);
+  if (words.length === 1) return [cut(words[0])];
+  // The first word, then the most telling of the rest (the last: "Fyrd of the Derwent").
+  return [cut(words[0]), cut(words[words.length - 1])];
+}
+
+// Unit-type symbols, as a board game's counters carry them (NATO-style): a unit's type (or kind)
+// read by keyword. The legend spells each out.
+const SYMBOLS = [
+  ['leader', /king|earl|general|leader|command|hero|duke|jarl/],
+  ['ship', /ship|boat|fleet|galley/],
+  ['artillery', /artiller|gun|battery|cannon|catapult/],
+  ['missile', /archer|bow|sling|skirmish|javelin/],
+  ['cavalry', /cav|horse|hussar|cuirass|dragoon|knight|lancer|chariot|rider/],
+  ['infantry', /inf|foot|fyrd|huscarl|hird|berserk|bondi|levy|spear|pike|line|guard|legion|close_order|open_order/],
+];
+
+/** The symbol of a unit's type: leader, ship, artillery, missile, cavalry, infantry, or null. */
+export function unitSymbol(u) {
+  const t = `${u.type || ''} ${u.kind || ''}`.toLowerCase();
+  if (!t.trim()) return null;
+  for (const [name, re] of SYMBOLS) if (re.test(t)) return name;
+  return null;
+}
+
 /** CSS class of a side, by its position in the session's sides (8 colours, then round). */
 export function sideClass(sides, side) {
   const i = sides.indexOf(side);
