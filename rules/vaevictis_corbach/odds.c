@@ -20,10 +20,57 @@ static void units_label(const json_t *units, char *label, size_t cap) {
                   json_string_value(json_object_get(u, "unit")),
                   json_string_value(json_object_get(u, "state")));
         if (strcmp(json_string_value(json_object_get(u, "state")), "eliminated") != 0)
-            rules_say(label, cap, " %lld",
+            rules_say(label, cap, ", strength %lld",
                       (long long)json_integer_value(json_object_get(u, "strength")));
     }
     if (i) rules_say(label, cap, ")");
+}
+
+/* A chart result in words, its code after them so that the chart can be read beside it:
+ * "no effect (-)", "morale test at +1 (TM+1)", "1 step lost, disorganized, retreat 1 hex
+ * (1D-R1)", "eliminated (E)"; "*": disorganized cavalry is eliminated. */
+static void result_words(const char *code, char *label, size_t cap) {
+    if (!code) return rules_say(label, cap, "?");
+    const char *c = code;
+    bool any = false;
+#define WORD(...)                                                                                  \
+    do {                                                                                           \
+        rules_say(label, cap, any ? ", " : "");                                                    \
+        rules_say(label, cap, __VA_ARGS__);                                                        \
+        any = true;                                                                                \
+    } while (0)
+    if (strcmp(c, "-") == 0) WORD("no effect");
+    if (strncmp(c, "TM", 2) == 0) {
+        c += 2;
+        int mod = (int)strtol(c, (char **)&c, 10);
+        if (mod)
+            WORD("morale test at %+d", mod);
+        else
+            WORD("morale test");
+    }
+    if (*c >= '1' && *c <= '9') {
+        int steps = (int)strtol(c, (char **)&c, 10);
+        WORD("%d step%s lost", steps, steps == 1 ? "" : "s");
+    }
+    if (*c == 'D') {
+        c++;
+        WORD("disorganized");
+    }
+    if (strncmp(c, "-R", 2) == 0) {
+        c += 2;
+        int hexes = (int)strtol(c, (char **)&c, 10);
+        WORD("retreat %d hex%s", hexes, hexes == 1 ? "" : "es");
+    }
+    if (*c == '*') {
+        c++;
+        WORD("cavalry already disorganized by combat eliminated");
+    }
+    if (*c == 'E') WORD("eliminated");
+#undef WORD
+    if (!any)
+        rules_say(label, cap, "%s", code);
+    else
+        rules_say(label, cap, " (%s)", code);
 }
 
 /* "ratio 3:2 +1, +2 flank -> " : the modifiers are the same in every outcome of one action. */
@@ -45,9 +92,9 @@ json_t *vc_odds_key(const json_t *result, char *label, size_t cap) {
     if (strcmp(action, "fire") == 0) {
         const json_t *tr = json_object_get(result, "target_result");
         modifiers_label(result, label, cap);
-        rules_say(label, cap, "row %lld: %s",
-                  (long long)json_integer_value(json_object_get(result, "row")),
-                  json_string_value(json_object_get(tr, "result")));
+        rules_say(label, cap,
+                  "row %lld: ", (long long)json_integer_value(json_object_get(result, "row")));
+        result_words(json_string_value(json_object_get(tr, "result")), label, cap);
         units_label(json_object_get(tr, "units"), label, cap);
         return json_pack(
             "{s:O, s:O, s:O, s:O, s:O}", "row", json_object_get(result, "row"), "result",
@@ -58,11 +105,12 @@ json_t *vc_odds_key(const json_t *result, char *label, size_t cap) {
         const json_t *ar = json_object_get(result, "attacker_result"),
                      *dr = json_object_get(result, "defender_result");
         modifiers_label(result, label, cap);
-        rules_say(label, cap, "row %lld: attacker %s",
-                  (long long)json_integer_value(json_object_get(result, "row")),
-                  json_string_value(json_object_get(ar, "result")));
+        rules_say(label, cap, "row %lld: attacker ",
+                  (long long)json_integer_value(json_object_get(result, "row")));
+        result_words(json_string_value(json_object_get(ar, "result")), label, cap);
         units_label(json_object_get(ar, "units"), label, cap);
-        rules_say(label, cap, ", defender %s", json_string_value(json_object_get(dr, "result")));
+        rules_say(label, cap, "; defender ");
+        result_words(json_string_value(json_object_get(dr, "result")), label, cap);
         units_label(json_object_get(dr, "units"), label, cap);
         return json_pack(
             "{s:O, s:O, s:O, s:O, s:O, s:O, s:O, s:O}", "row", json_object_get(result, "row"),

@@ -11,7 +11,7 @@
 /* Adds one combination's outcome to the table keyed by the outcome's canonical JSON. */
 static int tally(json_t *table, json_t *order, const rules_action *a, const rules_outcome *out,
                  double p) {
-    char label[256] = "";
+    char label[512] = "";
     json_t *key =
         a->odds_key ? a->odds_key(out->result, label, sizeof label) : json_incref(out->result);
     char *canon = key ? jcs_dump_new(key, NULL) : NULL;

@@ -612,3 +612,17 @@ def test_two_turns_in_the_charts_sequence_of_play(umpire):
         end(fr, "marching", "french", n + 1, new_turn=True)
     rep = expect(umpire.get(f"/v1/sessions/{sid}/verify", token=ref), 200)
     assert rep["ok"] is True
+
+
+def test_odds_outcomes_read_as_words_beside_the_chart_code(umpire):
+    """Issue 23, item 4: an odds outcome's summary says what the chart's code means ("-", "TM",
+    "1D-R1"), the code after it so that the chart can be read beside it."""
+    sid, tok = create(umpire)
+    ans = expect(umpire.post(f"/v1/sessions/{sid}/odds", {
+        "type": "fire", "unit": "fr-guns", "target": "al-hanover"}, token=tok["referee"]), 200)
+    lines = [o["summary"] for o in ans["outcomes"]]
+    assert any("row 0: no effect (-) (al-hanover good, strength 3)" in s for s in lines), lines
+    assert any("row 2: morale test (TM)" in s for s in lines), lines
+    assert any("morale test at +1 (TM+1)" in s for s in lines), lines
+    for s in lines:
+        assert "{" not in s and '"' not in s, s
