@@ -15,6 +15,7 @@ import { auditPanel } from './audit.js';
 import { renderError } from './results.js';
 import { diceText } from './dice.js';
 import { drawBanner, drawClaim, applyToForms } from './turn.js';
+import { combatBoard } from './combat.js';
 
 const $ = (id) => document.getElementById(id);
 const rulesetCache = new Map();
@@ -149,6 +150,22 @@ function openSession(frag) {
       });
     }
     if (forms) applyToForms(forms.forms, { sequence, turn, role, claim });
+    drawCombat();
+  }
+
+  // magic-realm: the combat board above the forms, in a round's Plays. Drawn again only when
+  // what it offers changes (the round, the plays made, a claim), so a choice in progress stays.
+  let combatKey = null;
+  function drawCombat() {
+    const slot = document.getElementById('combat-slot');
+    if (!slot || !s.state || !s.info || s.info.ruleset !== 'magic-realm') return;
+    const st = s.state;
+    const key = JSON.stringify([st.turn, (st.plays || []).map((p) => p.unit), !!st.claim, (st.units || []).map((u) => u.status)]);
+    if (key === combatKey) return;
+    combatKey = key;
+    fill(slot, token ? combatBoard({
+      state: st, role, onPlay: (body) => forms.resolve(body),
+    }) : null);
   }
 
   // Accept, dispute or withdraw the pending claim from the banner's buttons.
@@ -292,29 +309,32 @@ function openSession(frag) {
       unitListId: 'unit-ids',
       hexListId: 'hex-ids',
     };
+    const resolve = async (body, dice) => {
+      const req = { ...body, expect_version: s.version };
+      if (dice) req.dice = dice;
+      try {
+        const a = await api('POST', `/v1/sessions/${encodeURIComponent(id)}/actions`, { token, body: req, headers: { 'Idempotency-Key': idempotencyKey() } });
+        if (a.version > s.version) {
+          s.version = a.version;
+          s.head = a.head;
+          audit.update(auditInfo());
+        }
+        return a;
+      } finally {
+        scheduleRefresh();
+      }
+    };
     forms = actionForms({
       schema, ctx, examples,
       onOdds: (body) => api('POST', `/v1/sessions/${encodeURIComponent(id)}/odds`, { token, body }),
-      onResolve: async (body, dice) => {
-        const req = { ...body, expect_version: s.version };
-        if (dice) req.dice = dice;
-        try {
-          const a = await api('POST', `/v1/sessions/${encodeURIComponent(id)}/actions`, { token, body: req, headers: { 'Idempotency-Key': idempotencyKey() } });
-          if (a.version > s.version) {
-            s.version = a.version;
-            s.head = a.head;
-            audit.update(auditInfo());
-          }
-          return a;
-        } finally {
-          scheduleRefresh();
-        }
-      },
+      onResolve: resolve,
     });
+    forms.resolve = (body) => resolve(body, null);
+    combatKey = null; // a new slot below: the board is drawn into it
     fill($('act'),
       h('p', { class: 'hint' }, role === 'referee' || role === '' ? 'You may act with any unit.' : `You act with ${role}'s units. Click a unit or a hex on the board to fill the open form.`),
       s.dice.mode === 'manual' && s.dice.manual_by === 'referee' ? h('p', { class: 'hint manual-by-referee' }, 'In this session only the referee types the dice: an action that needs dice is entered by the referee.') : null,
-      forms.element, datalists());
+      h('div', { id: 'combat-slot' }), forms.element, datalists());
     drawTurn();
   }
 

@@ -2,7 +2,7 @@
 // conditions worth showing on a counter, and the plain unit table that every board has (the
 // accessible alternative to the SVG drawings).
 
-import { h, compact } from './dom.js';
+import { h } from './dom.js';
 
 // Values of state/status/morale that are the normal case and need no marker.
 const NORMAL = new Set(['good', 'normal', 'alive', 'ok', '']);
@@ -95,6 +95,30 @@ export function position(u) {
   return '';
 }
 
+/**
+ * A table cell's value in words, not JSON: a list of named things by name with their other
+ * values ("suit of armor (H, intact)"; "Great Sword, F H6 (striking, T, time 6, length 8)"),
+ * an object as "key value" pairs ("harm M, time 2"), true as "yes".
+ */
+export function cellText(v) {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'boolean') return v ? 'yes' : 'no';
+  if (typeof v !== 'object') return String(v);
+  const scalar = (x) => x !== null && typeof x !== 'object' && x !== false && x !== 0 && x !== '';
+  const pairs = (o, skip) => Object.entries(o).filter(([k, x]) => !skip.has(k) && scalar(x))
+    .map(([k, x]) => (['harm', 'toughness', 'state', 'kind', 'status'].includes(k) || x === true ? String(x === true ? k.replace(/_/g, ' ') : x) : `${k.replace(/_/g, ' ')} ${x}`));
+  if (Array.isArray(v)) {
+    return v.map((x) => {
+      if (!x || typeof x !== 'object') return String(x);
+      const rest = pairs(x, new Set(['name']));
+      return x.name ? `${x.name}${rest.length ? ` (${rest.join(', ')})` : ''}` : rest.join(', ');
+    }).join('; ');
+  }
+  const rest = pairs(v, new Set());
+  const nested = Object.entries(v).filter(([, x]) => x && typeof x === 'object').map(([k, x]) => `${k.replace(/_/g, ' ')}: ${cellText(x)}`);
+  return [...rest, ...nested].join(', ');
+}
+
 const FIRST = ['id', 'name', 'side', 'type', 'kind'];
 const SKIP = new Set(['id', 'name', 'side', 'type', 'kind', 'hex', 'at', 'facing']);
 
@@ -109,11 +133,11 @@ export function unitTable(units, sides, { caption = 'Units' } = {}) {
   const rows = units.map((u) => {
     const cond = conditions(u);
     return h('tr', { class: ['unit-row', sideClass(sides, u.side), isGone(u) && 'gone'], dataset: { unit: u.id } },
-      cols.map((k, i) => (i === 0 ? h('th', { scope: 'row' }, compact(u[k] ?? '')) : h('td', null, compact(u[k] ?? '')))),
+      cols.map((k, i) => (i === 0 ? h('th', { scope: 'row' }, cellText(u[k])) : h('td', null, cellText(u[k])))),
       hasPos ? h('td', null, position(u)) : null,
       hasFacing ? h('td', null, u.facing === undefined ? '' : String(u.facing)) : null,
       h('td', { class: 'cond' }, cond.length ? cond.join(', ') : 'in good order'),
-      extra.map((k) => h('td', null, u[k] === undefined ? '' : compact(u[k]))));
+      extra.map((k) => h('td', null, cellText(u[k]))));
   });
   // The wrapper scrolls sideways on a phone; it is focusable so a keyboard can scroll it too.
   return h('div', { class: 'table-scroll', tabindex: '0', role: 'region', 'aria-label': caption },
