@@ -4,6 +4,7 @@
 #include "protocol/json_in.h"
 #include "rules/common/json_build.h"
 #include "rules/common/notation.h"
+#include "rules/common/sequence.h"
 #include "rules/ruleset.h"
 
 #include <stdarg.h>
@@ -220,14 +221,60 @@ static void roll_odds_finish(json_t *answer) {
     json_object_set_new(answer, "mean", json_real(mean));
 }
 
+/* ---- the sequence of play, when the setup asks for one ------------------------------------
+ * The table plays its own rules, so by default anyone rolls at any time (the contract's generic
+ * ruleset). A setup with `turn` ({} or {order?}) gets a house-default turn: each side in turn
+ * has a Play phase in which it rolls and which it ends (end_phase); the referee rolls at any
+ * time, out of sequence an override the log shows. */
+static const seq_step generic_play[] = {{"roll", SEQ_PLAYER}, {NULL, 0}};
+static const seq_phase generic_phases[] = {
+    {"play", "Play", generic_play, SEQ_EACH_SIDE, SEQ_ENDS_DEFAULT},
+    {NULL, NULL, NULL, 0, 0},
+};
+static const seq_play generic_sequence = {
+    generic_phases,
+    "house default, only when the setup gives `turn`: each side in turn has a Play phase, in "
+    "which it rolls, and ends it; without `turn` anyone rolls at any time",
+    0,
+};
+
+static int generic_end_phase_resolve(const rules_ctx *ctx, const void *action, rules_outcome *out,
+                                     api_error *err) {
+    (void)action;
+    seq_turn turn;
+    seq_change chg;
+    if (seq_end_phase_begin(&generic_sequence, ctx, &turn, &chg, out, err) != 0) return -1;
+    out->result = seq_end_phase_result_new(&generic_sequence, &turn, &chg);
+    json_t *next = json_copy((json_t *)ctx->state);
+    if (next) json_object_set_new(next, "turn", seq_turn_json(&generic_sequence, &turn));
+    if (!out->result || !next) {
+        json_decref(next);
+        rules_outcome_clear(out);
+        api_error_set(err, 503, "out_of_memory", NULL, "the daemon ran out of memory");
+        return -1;
+    }
+    out->new_state = next;
+    return 0;
+}
+
 static json_t *generic_init_state(const json_t *options, const json_t *setup, api_error *err) {
     static const char *const no_keys[] = {NULL};
-    static const char *const setup_keys[] = {"units", NULL};
+    static const char *const setup_keys[] = {"units", "turn", NULL};
     if (json_in_only_keys(options, "options", no_keys, err) != 0 ||
         json_in_only_keys(setup, "setup", setup_keys, err) != 0)
         return NULL;
     json_t *units = json_object_get(setup, "units");
-    return json_pack("{s:o, s:i}", "units", units ? json_incref(units) : json_array(), "rolls", 0);
+    json_t *state =
+        json_pack("{s:o, s:i}", "units", units ? json_incref(units) : json_array(), "rolls", 0);
+    if (state && json_object_get(setup, "turn")) {
+        json_t *turn = seq_turn_init_new(&generic_sequence, setup, err);
+        if (!turn) {
+            json_decref(state);
+            return NULL;
+        }
+        json_object_set_new(state, "turn", turn);
+    }
+    return state;
 }
 
 static const rules_field roll_fields[] = {
@@ -239,9 +286,15 @@ static const rules_field roll_fields[] = {
     {NULL, NULL, 0, NULL},
 };
 
+static const rules_field end_phase_fields[] = {{NULL, NULL, 0, NULL}};
+
 static const rules_action generic_actions[] = {
     {"roll", "Roll dice", roll_fields, sizeof(generic_roll), roll_decode, roll_encode, roll_resolve,
      roll_odds_key, roll_odds_finish},
+    {"end_phase",
+     "End your Play phase (only with setup.turn): the next side's begins; the referee ends any",
+     end_phase_fields, 1, seq_end_phase_decode, seq_end_phase_encode, generic_end_phase_resolve,
+     NULL, NULL},
 };
 
 static const rules_field generic_options[] = {{NULL, NULL, 0, NULL}};
@@ -255,12 +308,20 @@ static const char generic_sample_setup[] =
 const ruleset ruleset_generic = {
     .id = "generic",
     .title = "Generic dice",
+    /* Still 1: setup.turn (a sequence of play, end_phase) is new, and a session without it
+     * resolves as before, so no history re-adjudicates differently. */
     .version = 1,
-    .description = "Dice rolls in standard notation, logged and provably fair, for any game.",
+    .description =
+        "Dice rolls in standard notation, logged and provably fair, for any game. Setup: "
+        "units? [{id, side, ...}], turn? {order?: [sides]}: with turn, a house-default "
+        "sequence of play (each side in turn has a Play phase in which it rolls, ended by "
+        "end_phase; the referee rolls at any time, out of sequence an override); without it "
+        "anyone rolls at any time.",
     .actions = generic_actions,
     .nactions = sizeof generic_actions / sizeof generic_actions[0],
     .options_fields = generic_options,
     .sources = generic_sources,
     .init_state = generic_init_state,
     .sample_setup = generic_sample_setup,
+    .sequence = &generic_sequence,
 };

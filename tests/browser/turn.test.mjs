@@ -20,7 +20,15 @@ async function table(base) {
   const rows = [];
   for (const id of ids) {
     const desc = await (await fetch(`${base}/v1/rulesets/${id}`)).json();
-    rows.push({ id, sequence: desc.sequence || null, scenario: (scs.find((s) => s.ruleset === id) || {}).id || null });
+    // The ruleset's first scenario whose setup asks for a turn when it has to ask (generic's
+    // sequence is only the setup's choice: generic-turns), else its first.
+    const mine = scs.filter((s) => s.ruleset === id);
+    let scenario = mine.length ? mine[0].id : null;
+    for (const s of mine) {
+      const file = await (await fetch(`${base}/v1/scenarios/${s.id}`)).json();
+      if (file.session && file.session.setup && file.session.setup.turn) { scenario = s.id; break; }
+    }
+    rows.push({ id, sequence: desc.sequence || null, scenario });
   }
   return rows;
 }

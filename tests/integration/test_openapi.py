@@ -669,7 +669,7 @@ def test_scenario_answers_match_the_document(api, umpire, name):
         body = api.check(r, "POST", "/v1/sessions/{id}/actions")
         if r.status == 200:
             version = body["version"]
-            if rs == "generic":
+            if rs == "generic" and action["type"] == "roll":  # (end_phase: the shared shape)
                 assert not api.errors(api.schema("Result_generic_roll"), body["result"])
 
     for who in ("referee", *created["tokens"]["sides"]):

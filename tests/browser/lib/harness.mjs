@@ -49,8 +49,10 @@ export async function startDaemon({ dir: reuse, port: fixedPort } = {}) {
   const args = ['--db', path.join(dir, 'umpire.db')];
   const webRoot = process.env.UMPIRE_WEB_ROOT ?? path.join(repoRoot, 'web');
   // Every test talks from 127.0.0.1: the per-address rates of [limits] are lifted (their own
-  // tests are tests/hostile/test_client_limits.py).
-  let confText = '[limits]\n' +
+  // tests are tests/hostile/test_client_limits.py), and so is the per-client cap on live
+  // streams (a closed page's stream is counted until the daemon sees it gone; tests/integration/
+  // test_sse.py tests the cap).
+  let confText = '[server]\nmax_streams_per_client = 1024\n[limits]\n' +
     ['create', 'actions', 'odds', 'verify', 'webhook_changes']
       .map((k) => `${k}_per_minute = 1000000\n${k}_burst = 1000000\n`).join('');
   if (webRoot !== 'builtin' && webRoot !== '') {
