@@ -41,7 +41,7 @@ async function examplesFor(rs) {
         const { as, ...body } = a;
         if (!body.type) return;
         (out[body.type] ||= []);
-        if (out[body.type].length < 12) out[body.type].push({ label: `${id}, step ${i + 1}${as ? ` (as ${as})` : ''}`, body });
+        if (out[body.type].length < 32) out[body.type].push({ label: `${id}, step ${i + 1}${as ? ` (as ${as})` : ''}`, body });
       });
     }
   } catch {
