@@ -509,11 +509,15 @@ static void run_action(store_conn *conn, session_cache *cache, const writer_limi
         goto fail;
     }
     if (dice_source_unsatisfied(ds)) {
+        /* A claim (rules/common/claims.h) rolls nothing now: its dice come with the accept. */
+        bool claim = json_is_true(json_object_get(out.result, "pending"));
         api_error_set(&err, 422, "dice_required",
                       json_pack("{s:o, s:I}", "needed", dice_source_needed_new(ds), "supplied",
                                 (json_int_t)dice_source_supplied(ds)),
-                      "this action needs the dice listed in details.needed, one value per die, "
-                      "in order");
+                      claim ? "this action becomes a claim and rolls no dice now: send it without "
+                              "dice; the dice come with its accept"
+                            : "this action needs the dice listed in details.needed, one value per "
+                              "die, in order");
         goto fail;
     }
     /* The event's data and the answer are composed in canonical form from parts canonicalised

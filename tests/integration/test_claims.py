@@ -40,6 +40,9 @@ def state(umpire, sid, token):
 def test_a_side_s_hits_wait_for_the_other_side(umpire):
     sid, ref, fr, br = hm_in_fire_phase(umpire)
     before = units(umpire, sid, ref)
+    # Dice sent with a claim: it rolls none now, says where they go, and writes nothing.
+    err = assert_error(post(umpire, sid, fr, dict(SHOT, dice=[4])), 422, "dice_required")
+    assert "becomes a claim" in err["message"] and err["details"]["needed"] == []
     out = act(umpire, sid, fr, SHOT)
     claim = out["result"]["claim"]
     assert out["result"]["pending"] is True
