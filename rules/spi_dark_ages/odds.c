@@ -16,14 +16,49 @@ static void ids_label(const char *what, const json_t *ids, char *label, size_t c
         rules_say(label, cap, "%s%s", i ? ", " : (const char *)what, json_string_value(v));
 }
 
+/* A CRT result in words, its code after them ("2 defending units eliminated (2E)", "every
+ * defending unit demoralized, every attacking unit demoralized (DD-AD)"): the parts of
+ * docs/rules/spi-dark-ages.md, "crt". */
+static void result_words(const char *code, char *label, size_t cap) {
+    if (!code) return rules_say(label, cap, "?");
+    if (strcmp(code, "-") == 0) return rules_say(label, cap, "no effect (-)");
+    char part[16];
+    const char *p = code;
+    bool any = false;
+    while (*p) {
+        size_t n = strcspn(p, "-");
+        snprintf(part, sizeof part, "%.*s", (int)(n < sizeof part ? n : sizeof part - 1), p);
+        bool att = part[0] == 'A' && part[1] != '\0' && part[1] != 'D' && part[1] != 'E';
+        const char *q = att ? part + 1 : part;
+        rules_say(label, cap, any ? ", " : "");
+        if (strcmp(part, "DD") == 0)
+            rules_say(label, cap, "every defending unit demoralized");
+        else if (strcmp(part, "AD") == 0)
+            rules_say(label, cap, "every attacking unit demoralized");
+        else if (strcmp(part, "DE") == 0)
+            rules_say(label, cap, "every defending unit eliminated");
+        else if (strcmp(part, "AE") == 0)
+            rules_say(label, cap, "every attacking unit eliminated");
+        else if (q[0] >= '1' && q[0] <= '9' && strcmp(q + 1, "E") == 0)
+            rules_say(label, cap, "%c %s unit%s eliminated", q[0], att ? "attacking" : "defending",
+                      q[0] == '1' ? "" : "s");
+        else
+            rules_say(label, cap, "%s", part);
+        any = true;
+        p += n;
+        if (*p == '-') p++;
+    }
+    rules_say(label, cap, " (%s)", code);
+}
+
 json_t *da_odds_key(const json_t *result, char *label, size_t cap) {
     const char *action = json_string_value(json_object_get(result, "action"));
     label[0] = '\0';
     if (action && (strcmp(action, "fire") == 0 || strcmp(action, "melee") == 0)) {
         bool melee = strcmp(action, "melee") == 0;
         const json_t *row = json_object_get(result, melee ? "row" : "roll");
-        rules_say(label, cap, "row %lld: %s", (long long)json_integer_value(row),
-                  json_string_value(json_object_get(result, "result")));
+        rules_say(label, cap, "row %lld: ", (long long)json_integer_value(row));
+        result_words(json_string_value(json_object_get(result, "result")), label, cap);
         ids_label("; eliminated ", json_object_get(result, "eliminated"), label, cap);
         ids_label("; demoralized ", json_object_get(result, "demoralized"), label, cap);
         ids_label("; panic ", json_object_get(result, "panicked"), label, cap);
@@ -45,7 +80,7 @@ json_t *da_odds_key(const json_t *result, char *label, size_t cap) {
         rules_say(label, cap, "%s", ok ? "rallied" : "still panicked");
         return json_pack("{s:b}", "rallied", ok);
     }
-    rules_say(label, cap, "%s: no dice", action ? action : "?");
+    /* No label: the odds answer says it with the action's own summary (server/api/odds.c). */
     return json_incref((json_t *)result);
 }
 

@@ -22,7 +22,8 @@ static int tally(json_t *table, json_t *order, const rules_action *a, const rule
     json_t *row = json_object_get(table, canon);
     if (!row) {
         row = json_pack("{s:f, s:I, s:s, s:O}", "p", 0.0, "count", (json_int_t)0, "summary",
-                        a->odds_key ? label : out->summary, "result", key);
+                        /* an outcome in words: the module's label, else its summary */
+                        a->odds_key && label[0] ? label : out->summary, "result", key);
         if (!row || json_object_set_new(table, canon, row) != 0 ||
             json_array_append(order, row) != 0) {
             free(canon);

@@ -22,6 +22,7 @@ counted in Victory Points, the scale of the Panic Level; 1E takes the least valu
 
 import copy
 import json
+import re
 from fractions import Fraction
 from pathlib import Path
 
@@ -971,3 +972,29 @@ def test_two_game_turns_in_sequence_refusals_and_the_referees_override(umpire):
     assert len(overrides) == 1 and overrides[0]["actor"] == "referee"
     r = umpire.get(f"/v1/sessions/{sid}/verify", token=ref)
     assert r.body["ok"] is True, r.body
+
+
+def test_odds_outcomes_read_as_words_beside_the_crt_code(umpire):
+    """Issue 23, item 4: odds outcomes say each Combat Results Table code in words, the code
+    after them ("2 defending units eliminated (2E)"); an action without dice says what it does."""
+    r = umpire.post("/v1/sessions", SCENARIO["session"])
+    body = expect(r, 201)
+    sid, tok = body["session"]["id"], body["tokens"]
+    tokens = {"referee": tok["referee"], **tok["sides"]}
+    for step in SCENARIO["actions"]:
+        action = {k: v for k, v in step.items() if k != "as"}
+        if action["type"] in ("fire", "melee"):
+            odds = {k: v for k, v in action.items() if k != "dice"}
+            ans = expect(umpire.post(f"/v1/sessions/{sid}/odds", odds, token=tok["referee"]), 200)
+            lines = [o["summary"] for o in ans["outcomes"]]
+            assert all(re.search(r"row \d+: .+ \([-A-Z0-9]+\)", s) for s in lines), lines
+            assert any("defending unit" in s for s in lines), lines
+            assert not any("{" in s or '"' in s for s in lines), lines
+            break
+        expect(umpire.post(f"/v1/sessions/{sid}/actions", action, token=tokens[step["as"]]), 200)
+    move = next(a for a in SCENARIO["actions"] if a["type"] == "move")
+    r2 = expect(umpire.post("/v1/sessions", SCENARIO["session"]), 201)
+    ans = expect(umpire.post(f"/v1/sessions/{r2['session']['id']}/odds",
+                             {k: v for k, v in move.items() if k not in ("as", "dice")},
+                             token=r2["tokens"]["referee"]), 200)
+    assert "no dice" not in ans["outcomes"][0]["summary"] and "moves" in ans["outcomes"][0]["summary"]
