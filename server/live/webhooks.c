@@ -437,8 +437,9 @@ static void start_transfer(hook *h) {
 static void on_event_read(void *arg) {
     hook *h = arg;
     webhooks *w = h->owner;
-    json_t *page = h->read_page, *first = h->read_first;
+    json_t *page = h->read_page, *first = h->read_first; /* both ours from here */
     h->read_page = NULL;
+    h->read_first = NULL;
     h->state = HOOK_IDLE;
     if (!h->removed && !h->slot) {
         /* Its slot was taken back during the read (the session's hooks expired): void. */
@@ -458,8 +459,7 @@ static void on_event_read(void *arg) {
         else
             own_failure(h, "the event could not be read from the database");
     }
-    json_decref(first);
-    h->read_first = NULL;
+    json_decref(first); /* (h may be freed above: only locals from here) */
     read_answered(w);
 }
 
