@@ -32,7 +32,7 @@ FUZZ_LDLIBS   := -luv -ljansson -lsqlite3 -lpq -lcurl -lcrypto -lpthread -lstdc+
 # target:max_len (bytes)
 FUZZ_SPECS    := fuzz_http:16384 fuzz_action_decode:4096 fuzz_rules_resolve:2048 \
                  fuzz_notation:512 fuzz_config:4096 fuzz_verify:32768 \
-                 fuzz_webhook_request:4096 fuzz_import:65536
+                 fuzz_webhook_request:4096 fuzz_import:65536 fuzz_orders:4096
 FUZZ_TARGETS  := $(foreach s,$(FUZZ_SPECS),$(firstword $(subst :, ,$(s))))
 FUZZ_BINS     := $(FUZZ_TARGETS:%=$(FUZZ_BIN)/%)
 

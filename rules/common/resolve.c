@@ -2,6 +2,7 @@
 #include "rules/common/resolve.h"
 
 #include "rules/common/claims.h"
+#include "rules/common/orders.h"
 #include "rules/common/sequence.h"
 
 #include <stdio.h>
@@ -11,10 +12,14 @@ int rules_resolve(const ruleset *rs, const rules_action *a, const rules_ctx *ctx
                   const void *action, rules_outcome *out, api_error *err) {
     char why[256] = "";
     int in_sequence = 0;
+    /* The reveal of sealed orders checks its step itself and runs each order as its side's. */
+    if (a == &orders_reveal_action) return orders_reveal_resolve(rs, ctx, action, out, err);
     /* A pending claim holds the session until it is answered (rules/common/claims.h); an answer
      * is outside the sequence of play, which the claim was checked against when made. */
     int answer = claims_gate(ctx->state, a->type, err);
     if (answer < 0) return -1;
+    /* A sealed phase's own actions come as orders (rules/common/orders.h). */
+    if (orders_gate(rs, ctx->state, a->type, err) != 0) return -1;
     if (rs->sequence && answer == 0) {
         seq_turn t;
         int got = seq_turn_read(rs->sequence, ctx->state, &t, err);

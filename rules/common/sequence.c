@@ -118,6 +118,7 @@ json_t *seq_turn_json(const seq_play *sp, const seq_turn *t) {
         json_object_set_new(turn, "done", done);
     else
         json_decref(done);
+    if (t->sealed) json_object_set_new(turn, "sealed", json_true());
     /* The phases only when the setup chose them: the table's own are the ruleset's. */
     bool all = (size_t)t->nphases == table_size(sp);
     for (int i = 0; all && i < t->nphases; i++)
@@ -173,16 +174,30 @@ bad:
     return -1;
 }
 
-/* setup.turn: {"order": [sides], "phases": [names]}, both optional. */
+static bool any_sealable(const seq_play *sp) {
+    for (int i = 0; sp->phases[i].name; i++)
+        if (sp->phases[i].sealable) return true;
+    return false;
+}
+
+/* setup.turn: {"order": [sides], "phases": [names], "sealed": bool}, all optional. */
 static int read_setup_turn(const seq_play *sp, const json_t *st, seq_turn *t, api_error *err) {
     if (!st || json_is_null(st)) return 0;
-    if (!json_is_object(st)) return bad_turn(err, "setup.turn", "an object {order?, phases?}");
+    if (!json_is_object(st))
+        return bad_turn(err, "setup.turn", "an object {order?, phases?, sealed?}");
     const char *k;
     const json_t *v;
     json_object_foreach((json_t *)st, k, v) {
-        if (strcmp(k, "order") != 0 && strcmp(k, "phases") != 0)
-            return bad_turn(err, "setup.turn", "only the members order and phases");
+        if (strcmp(k, "order") != 0 && strcmp(k, "phases") != 0 && strcmp(k, "sealed") != 0)
+            return bad_turn(err, "setup.turn", "only the members order, phases and sealed");
     }
+    const json_t *sealed = json_object_get(st, "sealed");
+    if (sealed && !json_is_boolean(sealed))
+        return bad_turn(err, "setup.turn.sealed", "true or false");
+    if (json_is_true(sealed) && !any_sealable(sp))
+        return bad_turn(err, "setup.turn.sealed",
+                        "false: this ruleset has no simultaneous phase to seal");
+    t->sealed = json_is_true(sealed);
     const json_t *order = json_object_get(st, "order");
     if (order) {
         if (!json_is_array(order) || json_array_size(order) != (size_t)t->norder)
@@ -287,6 +302,9 @@ int seq_turn_read(const seq_play *sp, const json_t *state, seq_turn *t, api_erro
     for (int i = 0; i < t->nphases; i++)
         if (strcmp(sp->phases[t->phases[i]].name, phase) == 0) t->phase = i;
     if (t->phase < 0) goto bad;
+    const json_t *sealed = json_object_get(turn, "sealed");
+    if (sealed && !json_is_boolean(sealed)) goto bad;
+    t->sealed = json_is_true(sealed);
     const json_t *done = json_object_get(turn, "done");
     if (done && !json_is_array(done)) goto bad;
     for (size_t i = 0; i < json_array_size(done); i++) {
@@ -489,9 +507,39 @@ json_t *seq_describe_new(const seq_play *sp) {
             json_pack("{s:s, s:s, s:o}", "name", p->name, "title", p->title, "steps", steps);
         if (p->scope == SEQ_ONCE) json_object_set_new(ph, "once", json_true());
         if (p->ends == SEQ_ENDS_EACH) json_object_set_new(ph, "ends", json_string("each side"));
+        if (p->sealable) json_object_set_new(ph, "sealable", json_true());
+        if (p->then) json_object_set_new(ph, "then", json_string(p->then));
         json_array_append_new(phases, ph);
     }
     json_t *d = json_pack("{s:s, s:o}", "source", sp->source, "phases", phases);
     if (sp->max_turns > 0) json_object_set_new(d, "max_turns", json_integer(sp->max_turns));
     return d;
+}
+
+bool seq_sealed_now(const seq_play *sp, const seq_turn *t) {
+    return t->sealed && phase_now(sp, t)->sealable;
+}
+
+int seq_side_index(const seq_turn *t, const char *side) {
+    return side_index(t, side);
+}
+
+bool seq_step_allows(const seq_play *sp, const seq_turn *t, const char *action, int side) {
+    for (const seq_step *s = phase_now(sp, t)->steps; s->action; s++)
+        if (strcmp(s->action, action) == 0 && who_includes(s->who, t, side)) return true;
+    return false;
+}
+
+int seq_side_steps_now(const seq_play *sp, const seq_turn *t, const char *side) {
+    int at = side_index(t, side);
+    if (at < 0) return -1;
+    for (const seq_step *s = phase_now(sp, t)->steps; s->action; s++)
+        if (who_includes(s->who, t, at)) return 1;
+    return 0;
+}
+
+bool seq_all_done(const seq_play *sp, const seq_turn *t) {
+    for (int i = 0; i < t->norder; i++)
+        if (acts_now(sp, t, i)) return false;
+    return true;
 }

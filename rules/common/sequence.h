@@ -57,6 +57,13 @@ typedef struct seq_phase {
     const seq_step *steps; /* what may be done in it; terminated by a NULL action */
     seq_scope scope;
     seq_ends ends;
+    /* Simultaneous (a SEQ_ONCE, SEQ_ENDS_EACH phase): in a session whose setup.turn.sealed is
+     * true, each acting side seals its actions of the phase as orders (rules/common/orders.h),
+     * and the phase is played when all are revealed together. */
+    bool sealable;
+    /* The module's action the umpire resolves once the sealed orders are revealed and applied
+     * (magic-realm: "round", the round of the plays), or NULL. */
+    const char *then;
 } seq_phase;
 
 typedef struct seq_play {
@@ -76,8 +83,11 @@ typedef struct seq_turn {
      * the setup named (setup.turn.phases), in that order. */
     int phases[SEQ_PHASES_MAX];
     int nphases;
-    /* SEQ_ENDS_EACH: the sides (indexes into order) that have ended their part of the phase. */
+    /* SEQ_ENDS_EACH: the sides (indexes into order) that have ended their part of the phase (in a
+     * sealed phase: sealed their orders). */
     bool done[SEQ_SIDES_MAX];
+    /* The session seals its sealable phases (state.turn.sealed, from setup.turn.sealed). */
+    bool sealed;
 } seq_turn;
 
 /* What end_phase changed: the caller applies what its rules attach to each. */
@@ -141,6 +151,18 @@ json_t *seq_end_phase_result_new(const seq_play *sp, const seq_turn *t, const se
 /* The end_phase action's fields: none. */
 int seq_end_phase_decode(const json_t *fields, void *out, api_error *err);
 json_t *seq_end_phase_encode(const void *action);
+
+/* Sealed orders (rules/common/orders.h): the phase now is sealable and the session seals it. */
+bool seq_sealed_now(const seq_play *sp, const seq_turn *t);
+/* Whether the side has a step of its own in the phase now (whether or not it has ended its part);
+ * -1 when it is no side of the order. */
+int seq_side_steps_now(const seq_play *sp, const seq_turn *t, const char *side);
+/* Whether the action type is one of the phase's steps for the side (index into order). */
+bool seq_step_allows(const seq_play *sp, const seq_turn *t, const char *action, int side);
+/* Whether every side with a step in the phase now has ended its part (sealed). */
+bool seq_all_done(const seq_play *sp, const seq_turn *t);
+/* The index of the side in the order, or -1. */
+int seq_side_index(const seq_turn *t, const char *side);
 
 /* The sequence as GET /v1/rulesets/{id} describes it (new reference): its source and its phases,
  * each with its name, title and steps ({"action", "who"}). */

@@ -228,8 +228,8 @@ static void roll_odds_finish(json_t *answer) {
  * time, out of sequence an override the log shows. */
 static const seq_step generic_play[] = {{"roll", SEQ_PLAYER}, {NULL, 0}};
 static const seq_phase generic_phases[] = {
-    {"play", "Play", generic_play, SEQ_EACH_SIDE, SEQ_ENDS_DEFAULT},
-    {NULL, NULL, NULL, 0, 0},
+    {"play", "Play", generic_play, SEQ_EACH_SIDE, SEQ_ENDS_DEFAULT, false, NULL},
+    {NULL, NULL, NULL, 0, 0, false, NULL},
 };
 static const seq_play generic_sequence = {
     generic_phases,

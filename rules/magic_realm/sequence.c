@@ -32,9 +32,9 @@ static const seq_step mr_plays[] = {{"play", SEQ_EVERY}, {"run", SEQ_EVERY}, {NU
 static const seq_step mr_resolution[] = {{"round", SEQ_EVERY}, {"attack", SEQ_EVERY}, {NULL, 0}};
 
 static const seq_phase mr_phases[] = {
-    {"plays", "Plays", mr_plays, SEQ_ONCE, SEQ_ENDS_EACH},
-    {"resolution", "Resolution", mr_resolution, SEQ_ONCE, SEQ_ENDS_DEFAULT},
-    {NULL, NULL, NULL, 0, 0},
+    {"plays", "Plays", mr_plays, SEQ_ONCE, SEQ_ENDS_EACH, true, "round"},
+    {"resolution", "Resolution", mr_resolution, SEQ_ONCE, SEQ_ENDS_DEFAULT, false, NULL},
+    {NULL, NULL, NULL, 0, 0, false, NULL},
 };
 
 const seq_play mr_sequence = {

@@ -14,12 +14,14 @@ static const seq_step da_fire[] = {{"fire", SEQ_PLAYER}, {NULL, 0}};
 static const seq_step da_melee[] = {{"melee", SEQ_PLAYER}, {NULL, 0}};
 
 static const seq_phase da_phases[] = {
-    {"movement", "Movement", da_movement, SEQ_EACH_SIDE, SEQ_ENDS_DEFAULT},
-    {"allocation", "Attack Allocation", da_allocation, SEQ_EACH_SIDE, SEQ_ENDS_DEFAULT},
-    {"defensive_fire", "Defensive Fire", da_defensive_fire, SEQ_EACH_SIDE, SEQ_ENDS_DEFAULT},
-    {"fire", "Fire", da_fire, SEQ_EACH_SIDE, SEQ_ENDS_DEFAULT},
-    {"melee", "Melee", da_melee, SEQ_EACH_SIDE, SEQ_ENDS_DEFAULT},
-    {NULL, NULL, NULL, 0, 0},
+    {"movement", "Movement", da_movement, SEQ_EACH_SIDE, SEQ_ENDS_DEFAULT, false, NULL},
+    {"allocation", "Attack Allocation", da_allocation, SEQ_EACH_SIDE, SEQ_ENDS_DEFAULT, false,
+     NULL},
+    {"defensive_fire", "Defensive Fire", da_defensive_fire, SEQ_EACH_SIDE, SEQ_ENDS_DEFAULT, false,
+     NULL},
+    {"fire", "Fire", da_fire, SEQ_EACH_SIDE, SEQ_ENDS_DEFAULT, false, NULL},
+    {"melee", "Melee", da_melee, SEQ_EACH_SIDE, SEQ_ENDS_DEFAULT, false, NULL},
+    {NULL, NULL, NULL, 0, 0, false, NULL},
 };
 
 const seq_play da_sequence = {

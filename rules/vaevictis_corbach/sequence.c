@@ -39,14 +39,15 @@ static const seq_step vc_end[] = {{"retreat", SEQ_EVERY}, {"morale", SEQ_EVERY},
 /* C1/C2: "The second player becomes the active player and repeats the same operations": the
  * activations, commander and combat phases form each side's player-turn. */
 static const seq_phase vc_phases[] = {
-    {"marching", "Marching Movement", vc_marching, SEQ_ONCE, SEQ_ENDS_EACH},
-    {"rally", "Rally", vc_rally, SEQ_ONCE, SEQ_ENDS_EACH},
+    {"marching", "Marching Movement", vc_marching, SEQ_ONCE, SEQ_ENDS_EACH, false, NULL},
+    {"rally", "Rally", vc_rally, SEQ_ONCE, SEQ_ENDS_EACH, false, NULL},
     {"activations", "Activations of Formations (Fire and Movement)", vc_activations, SEQ_EACH_SIDE,
-     SEQ_ENDS_DEFAULT},
-    {"commander", "Army Commander's Movement", vc_commander, SEQ_EACH_SIDE, SEQ_ENDS_DEFAULT},
-    {"combat", "Combat", vc_combat, SEQ_EACH_SIDE, SEQ_ENDS_DEFAULT},
-    {"end_of_turn", "End of Turn", vc_end, SEQ_ONCE, SEQ_ENDS_DEFAULT},
-    {NULL, NULL, NULL, 0, 0},
+     SEQ_ENDS_DEFAULT, false, NULL},
+    {"commander", "Army Commander's Movement", vc_commander, SEQ_EACH_SIDE, SEQ_ENDS_DEFAULT, false,
+     NULL},
+    {"combat", "Combat", vc_combat, SEQ_EACH_SIDE, SEQ_ENDS_DEFAULT, false, NULL},
+    {"end_of_turn", "End of Turn", vc_end, SEQ_ONCE, SEQ_ENDS_DEFAULT, false, NULL},
+    {NULL, NULL, NULL, 0, 0, false, NULL},
 };
 
 const seq_play vc_sequence = {

@@ -138,5 +138,8 @@ void api_get_log(api_ctx *ctx, http_request *req, const route_match *m);
 /* server/api/token_routes.c */
 void api_post_token_rotate(api_ctx *ctx, http_request *req, const route_match *m);
 void api_post_token_revoke(api_ctx *ctx, http_request *req, const route_match *m);
+/* server/api/orders_routes.c */
+void api_put_orders(api_ctx *ctx, http_request *req, const route_match *m);
+void api_post_orders_close(api_ctx *ctx, http_request *req, const route_match *m);
 
 #endif

@@ -87,6 +87,8 @@ static const route routes[] = {
     {"GET", "/v1/sessions/:/webhooks", api_get_webhooks, GATE_AUTH, API_RATE_NONE},
     {"POST", "/v1/sessions/:/tokens/rotate", api_post_token_rotate, GATE_AUTH, API_RATE_ACTIONS},
     {"POST", "/v1/sessions/:/tokens/revoke", api_post_token_revoke, GATE_AUTH, API_RATE_ACTIONS},
+    {"PUT", "/v1/sessions/:/orders/:", api_put_orders, GATE_AUTH, API_RATE_ACTIONS},
+    {"POST", "/v1/sessions/:/orders/:/close", api_post_orders_close, GATE_AUTH, API_RATE_ACTIONS},
     {"GET", "/v1/openapi.json", api_get_openapi, GATE_NONE, API_RATE_NONE},
     {"GET", "/v1/scenarios", api_get_scenarios, GATE_NONE, API_RATE_NONE},
     {"GET", "/v1/scenarios/:", api_get_scenario, GATE_NONE, API_RATE_NONE},

@@ -55,3 +55,25 @@ int chain_event_hash(const char *prev_hex, int64_t seq, const char *ts, const ch
     free(jcs);
     return rc;
 }
+
+int chain_orders_commitment(const char *salt_hex, const json_t *orders, char out_hex[65]) {
+    uint8_t salt[32];
+    if (!salt_hex || strlen(salt_hex) != 64 || crypto_hex_decode(salt_hex, salt, sizeof salt) != 0)
+        return -1;
+    size_t len = 0;
+    char *jcs = jcs_dump_new(orders, &len);
+    uint8_t *buf = jcs ? malloc(32 + len) : NULL;
+    if (!buf) {
+        free(jcs);
+        return -1;
+    }
+    memcpy(buf, salt, 32);
+    memcpy(buf + 32, jcs, len);
+    uint8_t digest[32];
+    crypto_sha256(buf, 32 + len, digest);
+    crypto_hex_encode(digest, 32, out_hex);
+    out_hex[64] = '\0';
+    free(buf);
+    free(jcs);
+    return 0;
+}

@@ -22,4 +22,9 @@ int chain_event_hash_jcs(const char *prev_hex, int64_t seq, const char *ts, cons
 int chain_event_hash(const char *prev_hex, int64_t seq, const char *ts, const char *actor,
                      const char *type, const json_t *data, char out_hex[65]);
 
+/* A sealed orders' commitment (docs/api.md, Sealed orders): lowercase hex SHA-256 of the 32 salt
+ * bytes followed by the UTF-8 bytes of JCS(orders), written with its NUL to out_hex. salt_hex: 64
+ * lowercase hex digits. 0, or -1 (a bad salt, orders that cannot be canonicalised, no memory). */
+int chain_orders_commitment(const char *salt_hex, const json_t *orders, char out_hex[65]);
+
 #endif

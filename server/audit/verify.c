@@ -3,6 +3,7 @@
 #include "protocol/api_error.h"
 #include "protocol/utf8.h"
 #include "rules/dice_source.h"
+#include "rules/common/orders.h"
 #include "rules/common/resolve.h"
 #include "rules/ruleset.h"
 #include "server/audit/chain.h"
@@ -49,6 +50,8 @@ struct verifier {
     /* events an action produced beyond its own, still to be matched */
     json_t *expected_extra;
     size_t extra_index;
+    /* sealed orders: each side's last commitment, {side: {"commitment", "step", "turn"}} */
+    json_t *seals;
 };
 
 verifier *verifier_new(void) {
@@ -73,6 +76,7 @@ void verifier_free(verifier *v) {
     json_decref(v->in_force);
     json_decref(v->contributed_at);
     json_decref(v->expected_extra);
+    json_decref(v->seals);
     pending_dice_free(v->pending);
     free(v);
 }
@@ -407,7 +411,7 @@ static bool dice_typed_by_side(const verifier *v, const char *actor, const json_
 static void readjudicate(verifier *v, int64_t seq, const char *type, const char *actor,
                          const json_t *data) {
     const json_t *action = json_object_get(data, "action");
-    const rules_action *a = ruleset_action(v->rs, type);
+    const rules_action *a = rules_action_find(v->rs, type);
     if (!a || !json_is_object(action) || !str(action, "type") ||
         strcmp(str(action, "type"), type)) {
         fail(v, seq, "event type '%s' is not an action of ruleset '%s'", type, v->rs->id);
@@ -478,6 +482,110 @@ static void readjudicate(verifier *v, int64_t seq, const char *type, const char 
     free(values);
     free(decoded);
     json_decref(fields);
+}
+
+/* ---- sealed orders (rules/common/orders.h) ------------------------------------------------ */
+
+/* orders_sealed {commitment, side, step, summary, turn}: by that side, for the step being sealed;
+ * the state follows it (state.turn.done gains the side), and its commitment is the one the reveal
+ * must match. */
+static void orders_sealed(verifier *v, int64_t seq, const char *actor, const json_t *data) {
+    const char *side = str(data, "side"), *step = str(data, "step"),
+               *commitment = str(data, "commitment"), *summary = str(data, "summary");
+    const json_t *turn = json_object_get(data, "turn");
+    if (json_object_size(data) != 5 || !side || !step || !commitment || !summary ||
+        !json_is_integer(turn) || strlen(commitment) != 64) {
+        fail(v, seq, "orders_sealed is not {commitment, side, step, summary, turn}");
+        return;
+    }
+    if (strncmp(actor, "side:", 5) != 0 || strcmp(actor + 5, side) != 0) {
+        fail(v, seq, "orders_sealed for '%s' by '%s': a side seals only its own orders", side,
+             actor);
+        return;
+    }
+    seq_turn t;
+    const char *now = orders_step_now(v->rs, v->state, &t);
+    if (!now || strcmp(now, step) != 0 || json_integer_value(turn) != t.number ||
+        seq_side_steps_now(v->rs->sequence, &t, side) <= 0) {
+        fail(v, seq, "orders_sealed for step '%s' of turn %lld, which '%s' cannot seal now", step,
+             (long long)json_integer_value(turn), side);
+        return;
+    }
+    char want[300];
+    orders_sealed_summary(v->rs, v->state, side, want, sizeof want);
+    json_t *next = orders_sealed_state_new(v->rs, v->state, side);
+    if (strcmp(want, summary) != 0) {
+        fail(v, seq, "orders_sealed's summary is not the one the umpire writes");
+    } else if (!next || (!v->seals && !(v->seals = json_object()))) {
+        fail(v, seq, "out of memory");
+    } else {
+        json_object_set_new(v->seals, side,
+                            json_pack("{s:s, s:s, s:I}", "commitment", commitment, "step", step,
+                                      "turn", (json_int_t)json_integer_value(turn)));
+        json_decref(v->state);
+        v->state = next;
+        next = NULL;
+    }
+    json_decref(next);
+}
+
+/* orders_revealed: every revealed side's salt and actions must give its last commitment for this
+ * step and turn, every side that sealed must be revealed (the umpire drops no orders), and only
+ * the referee's close reveals with a side's orders missing. Re-adjudication then checks the
+ * rest. */
+static void orders_revealed(verifier *v, int64_t seq, const char *actor, const json_t *data) {
+    const json_t *action = json_object_get(data, "action");
+    const json_t *orders = json_object_get(action, "orders");
+    const char *step = str(action, "step");
+    json_int_t turn = json_integer_value(json_object_get(action, "turn"));
+    bool closed = json_is_true(json_object_get(action, "closed"));
+    if (!json_is_array(orders) || !step) {
+        fail(v, seq, "orders_revealed has no step or orders");
+        return;
+    }
+    if (closed && strcmp(actor, "referee") != 0) {
+        fail(v, seq, "a step of sealed orders closed by '%s', not the referee", actor);
+        return;
+    }
+    size_t i, listed = 0;
+    const json_t *e;
+    json_array_foreach(orders, i, e) {
+        const char *side = str(e, "side");
+        const json_t *seal = side ? json_object_get(v->seals, side) : NULL;
+        char got[65];
+        if (!seal || strcmp(str(seal, "step"), step) != 0 ||
+            json_integer_value(json_object_get(seal, "turn")) != turn) {
+            fail(v, seq, "orders of '%s' are revealed that it never sealed for this step",
+                 side ? side : "?");
+            return;
+        }
+        if (chain_orders_commitment(str(e, "salt"), json_object_get(e, "actions"), got) != 0 ||
+            strcmp(got, str(seal, "commitment")) != 0) {
+            fail(v, seq,
+                 "the orders revealed for '%s' do not match the commitment it sealed (salt and "
+                 "canonical JSON of the actions)",
+                 side);
+            return;
+        }
+        listed++;
+    }
+    size_t sealed_now = 0;
+    const char *k;
+    const json_t *seal;
+    json_object_foreach(v->seals, k, seal) {
+        if (strcmp(str(seal, "step"), step) == 0 &&
+            json_integer_value(json_object_get(seal, "turn")) == turn)
+            sealed_now++;
+    }
+    if (sealed_now != listed) {
+        fail(v, seq, "a side's sealed orders are missing from the reveal");
+        return;
+    }
+    if (!closed && !orders_all_sealed(v->rs, v->state)) {
+        fail(v, seq, "orders revealed before every acting side sealed, and not by the referee");
+        return;
+    }
+    json_object_clear(v->seals);
 }
 
 /* An event an action produced beyond its own must be exactly the one re-adjudication gives. */
@@ -589,6 +697,11 @@ void verifier_feed(verifier *v, const json_t *event) {
         token_changed(v, seq, type, actor, data);
     } else if (strcmp(type, "session_created") == 0) {
         fail(v, seq, "a second session_created");
+    } else if (strcmp(type, "orders_sealed") == 0 && v->rs) {
+        orders_sealed(v, seq, actor, data);
+    } else if (strcmp(type, ORDERS_REVEALED) == 0 && v->rs && v->rs->sequence) {
+        orders_revealed(v, seq, actor, data);
+        if (!v->failed) readjudicate(v, seq, type, actor, data);
     } else {
         readjudicate(v, seq, type, actor, data);
     }

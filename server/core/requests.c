@@ -180,6 +180,14 @@ int create_request_decode(const json_t *body, create_request *out, api_error *er
     }
     out->state = out->rs->init_state(out->options, out->setup, err);
     if (!out->state) goto fail;
+    /* Sealed orders are resolved at their reveal with dice no side has seen: the server's. */
+    if (out->mode == DICE_MODE_MANUAL &&
+        json_is_true(json_object_get(json_object_get(out->state, "turn"), "sealed"))) {
+        api_error_set(err, 422, "invalid_setup", json_pack("{s:s}", "field", "setup.turn.sealed"),
+                      "sealed orders are resolved at their reveal with the server's dice: a "
+                      "session with manual dice plays its phases in the open");
+        goto fail;
+    }
     return 0;
 fail:
     create_request_clear(out);

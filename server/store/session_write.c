@@ -3,6 +3,7 @@
 #include "protocol/api_error.h"
 #include "protocol/jcs.h"
 #include "rules/dice_source.h"
+#include "rules/common/orders.h"
 #include "rules/common/resolve.h"
 #include "rules/ruleset.h"
 #include "server/audit/chain.h"
@@ -386,7 +387,9 @@ static int check_action(const session_row *s, const write_job *job, const rules_
                       "this daemon no longer has the session's ruleset '%s'", s->ruleset);
         return -1;
     }
-    *action = ruleset_action(rs, env->type);
+    /* A client's action is one of the ruleset's; the writer's own reveal of sealed orders too. */
+    *action = job->kind == WRITE_ORDERS ? rules_action_find(rs, env->type)
+                                        : ruleset_action(rs, env->type);
     if (!*action) {
         json_t *names = json_array();
         for (size_t i = 0; i < rs->nactions; i++)
@@ -980,6 +983,200 @@ static void run_tokens(store_conn *conn, session_cache *cache, const writer_limi
     json_decref(events);
 }
 
+/* ---- sealed orders (rules/common/orders.h) ------------------------------------------------ */
+
+/* The reveal's fields from the stored rows of this step and turn, in the order of play:
+ * {step, turn, orders: [{side, salt, actions}], closed?} (new reference). Rows of another step or
+ * turn (left by a referee's ruling out of sequence) are not this step's orders. */
+static json_t *reveal_fields_new(const seq_turn *t, const char *step, const json_t *rows,
+                                 bool closed) {
+    json_t *orders = json_array();
+    for (int i = 0; orders && i < t->norder; i++) {
+        size_t k;
+        const json_t *row;
+        json_array_foreach(rows, k, row) {
+            if (strcmp(json_string_value(json_array_get(row, 0)), t->order[i]) != 0) continue;
+            json_t *body = json_loads(json_string_value(json_array_get(row, 1)), 0, NULL);
+            const char *bstep = json_string_value(json_object_get(body, "step"));
+            if (body && bstep && strcmp(bstep, step) == 0 &&
+                json_integer_value(json_object_get(body, "turn")) == t->number)
+                json_array_append_new(orders,
+                                      json_pack("{s:s, s:O, s:O}", "side", t->order[i], "salt",
+                                                json_object_get(body, "salt"), "actions",
+                                                json_object_get(body, "orders")));
+            json_decref(body);
+        }
+    }
+    json_t *f = json_pack("{s:s, s:i, s:o}", "step", step, "turn", t->number, "orders", orders);
+    if (f && closed) json_object_set_new(f, "closed", json_true());
+    return f;
+}
+
+/* The reveal's answer, run_action's, with the seal's members when a seal completed the step. */
+static void answer_revealed(write_job *job, const char *sealed_events, json_t *seal) {
+    json_t *body = json_loadb(job->body, job->body_len, 0, NULL);
+    json_t *events = json_object_get(body, "events");
+    if (!body || !json_is_array(events)) {
+        json_decref(body);
+        return; /* run_action's answer stands (it answered without memory) */
+    }
+    if (sealed_events) {
+        json_t *before = json_loads(sealed_events, 0, NULL);
+        if (before) {
+            json_array_extend(before, events);
+            json_object_set_new(body, "events", before);
+        }
+    }
+    json_object_update(body, seal);
+    json_object_set_new(body, "revealed", json_true());
+    answer_json(job, 200, body);
+}
+
+/* PUT /v1/sessions/{id}/orders/{step} (a side seals) and POST .../close (the referee closes):
+ * the seal is checked, its commitment goes on the chain (orders_sealed, without the orders) and
+ * the orders into the private table; once every acting side has sealed, or when the referee
+ * closes, the reveal is resolved in the same job as an action (run_action, dice drawn only now)
+ * and the private rows are deleted. */
+static void run_orders(store_conn *conn, session_cache *cache, const writer_limits *lim,
+                       write_job *job) {
+    api_error err = {0};
+    session_row *s = load_session(conn, cache, job);
+    if (!s) return;
+    const ruleset *rs = ruleset_find(s->ruleset);
+    json_t *recorded = NULL, *rows = NULL, *fields = NULL, *seal = NULL, *sealed_state = NULL,
+           *events = NULL;
+    char *body = NULL;
+    appended a = {0};
+    seq_turn t;
+    const char *step = rs ? orders_step_now(rs, s->state, &t) : NULL;
+    if (!rs) {
+        api_error_set(&err, 409, "not_applicable", NULL,
+                      "this daemon no longer has the session's ruleset '%s'", s->ruleset);
+        goto fail;
+    }
+    if (version_conflict(job->action.has_expect_version, job->action.expect_version, s, &err) ||
+        session_full(lim, s, 0, &err))
+        goto fail;
+    if (job->orders_close) {
+        if (strcmp(job->role, "referee") != 0) {
+            api_error_set(&err, 403, "forbidden", NULL,
+                          "only the referee closes a step of sealed orders");
+            goto fail;
+        }
+        if (!step || strcmp(step, job->action.type) != 0) {
+            if (step)
+                api_error_set(&err, 409, "wrong_step",
+                              json_pack("{s:s, s:i}", "step", step, "turn", t.number),
+                              "the step being sealed now is '%s', not '%s'", step,
+                              job->action.type);
+            else
+                api_error_set(&err, 409, "no_sealed_step", NULL,
+                              "no phase of sealed orders is being played now");
+            goto fail;
+        }
+    } else {
+        if (orders_check(rs, s->state, s->options, job->role, job->action.type, job->action.fields,
+                         &recorded, &err) != 0)
+            goto fail;
+        const char *side = job->role + 5;
+        uint8_t salt[32];
+        char salt_hex[65], commitment[65], summary[300];
+        if (crypto_random_bytes(salt, sizeof salt) != 0) abort(); /* no CSPRNG: no secret */
+        crypto_hex_encode(salt, sizeof salt, salt_hex);
+        if (chain_orders_commitment(salt_hex, recorded, commitment) != 0) goto storage_fail;
+        orders_sealed_summary(rs, s->state, side, summary, sizeof summary);
+        events = json_pack("[{s:s, s:{s:s, s:s, s:s, s:s, s:i}}]", "type", "orders_sealed", "data",
+                           "commitment", commitment, "side", side, "step", step, "summary", summary,
+                           "turn", t.number);
+        json_t *row = json_pack("{s:O, s:s, s:s, s:i}", "orders", recorded, "salt", salt_hex,
+                                "step", step, "turn", t.number);
+        size_t blen = 0;
+        body = row ? jcs_dump_new(row, &blen) : NULL;
+        json_decref(row);
+        seal = json_pack("{s:s, s:O, s:s, s:s}", "commitment", commitment, "orders", recorded,
+                         "salt", salt_hex, "step", step);
+        sealed_state = orders_sealed_state_new(rs, s->state, side);
+        if (!events || !body || !seal || !sealed_state) goto storage_fail;
+        if (append_for_caller(conn, s, job, events, &a) != 0 ||
+            store_orders_put(conn, s->id, side, body) != 0)
+            goto storage_fail;
+        if (alloc_guard_failed()) goto storage_fail;
+        if (!orders_all_sealed(rs, sealed_state)) {
+            /* {commitment, events, head, orders, revealed: false, salt, step, version} */
+            json_t *ans =
+                json_pack("{s:o?, s:s, s:I, s:b}", "events", json_loads(a.events_jcs, 0, NULL),
+                          "head", a.head, "version", (json_int_t)a.version, "revealed", 0);
+            if (!ans || !json_object_get(ans, "events") || json_object_update(ans, seal) != 0) {
+                json_decref(ans);
+                goto storage_fail;
+            }
+            answer_json(job, 200, ans);
+            if (cache_follows(cache, s, job, &a)) {
+                json_decref(s->state);
+                s->state = sealed_state;
+                sealed_state = NULL;
+            }
+            goto done;
+        }
+    }
+
+    /* The reveal. The seal (if any) is written; the cached row follows it for run_action, and is
+     * put back as it was if the reveal cannot be written (the savepoint takes both back). */
+    rows = store_orders_rows_new(conn, s->id);
+    if (!rows || store_orders_clear(conn, s->id) != 0) goto storage_fail;
+    fields = reveal_fields_new(&t, step, rows, job->orders_close);
+    if (!fields) goto storage_fail;
+    int64_t version0 = s->version, bytes0 = s->data_bytes;
+    char head0[65];
+    memcpy(head0, s->head, sizeof head0);
+    json_t *state0 = json_incref(s->state);
+    if (seal) {
+        s->version = a.version;
+        memcpy(s->head, a.head, sizeof s->head);
+        s->data_bytes = a.data_bytes;
+        json_decref(s->state);
+        s->state = json_incref(sealed_state);
+    }
+    action_envelope_clear(&job->action);
+    snprintf(job->action.type, sizeof job->action.type, "%s", ORDERS_REVEALED);
+    job->action.fields = json_incref(fields);
+    job->has_idempotency_key = false;
+    run_action(conn, cache, lim, job);
+    if (job->status != 200) {
+        s->version = version0;
+        memcpy(s->head, head0, sizeof s->head);
+        s->data_bytes = bytes0;
+        json_decref(s->state);
+        s->state = state0;
+        goto done;
+    }
+    json_decref(state0);
+    if (seal) {
+        session_cache_mark_dirty(cache, s->id);
+        answer_revealed(job, a.events_jcs, seal);
+    } else {
+        json_t *closed = json_pack("{s:s}", "step", step);
+        answer_revealed(job, NULL, closed);
+        json_decref(closed);
+    }
+    goto done;
+
+storage_fail:
+    answer_storage_error(job, conn);
+    goto done;
+fail:
+    answer_error(job, &err);
+done:
+    free(a.events_jcs);
+    free(body);
+    json_decref(recorded);
+    json_decref(rows);
+    json_decref(fields);
+    json_decref(seal);
+    json_decref(sealed_state);
+    json_decref(events);
+}
+
 void session_write_run(store_conn *conn, session_cache *cache, const writer_limits *lim,
                        write_job *job) {
     switch (job->kind) {
@@ -1000,6 +1197,9 @@ void session_write_run(store_conn *conn, session_cache *cache, const writer_limi
         break;
     case WRITE_ENTROPY:
         run_entropy(conn, cache, job);
+        break;
+    case WRITE_ORDERS:
+        run_orders(conn, cache, lim, job);
         break;
     }
 }

@@ -209,6 +209,18 @@ int store_idem_insert(store_conn *c, const char *session_id, const char *caller,
     return c->ops->idem_insert(c, session_id, caller, key, digest, response);
 }
 
+int store_orders_put(store_conn *c, const char *session_id, const char *side, const char *body) {
+    return c->ops->orders_put(c, session_id, side, body);
+}
+
+json_t *store_orders_rows_new(store_conn *c, const char *session_id) {
+    return c->ops->orders_rows_new(c, session_id);
+}
+
+int store_orders_clear(store_conn *c, const char *session_id) {
+    return c->ops->orders_clear(c, session_id);
+}
+
 int store_webhooks_replace(store_conn *c, const char *session_id, const webhook_list *list) {
     return c->ops->webhooks_replace(c, session_id, list);
 }
@@ -284,8 +296,9 @@ static const char *const idem_cols[] = {"session_id",  "caller",   "key",
                                         "body_digest", "response", NULL};
 static const char *const webhooks_cols[] = {"session_id", "position", "url",
                                             "format",     "mentions", NULL};
+static const char *const orders_cols[] = {"session_id", "side", "body", NULL};
 
-/* Bits: column index. Types follow migrations/0001_init.sql to 0005_webhook_mentions.sql. */
+/* Bits: column index. Types follow migrations/0001_init.sql to 0006_sealed_orders.sql. */
 static const store_table_def table_defs[] = {
     {"sessions", sessions_cols, 1u << 8,
      (1u << 2) | (1u << 10) | (1u << 11) | (1u << 17) | (1u << 18), "id"},
@@ -293,10 +306,11 @@ static const store_table_def table_defs[] = {
     {"events", events_cols, 0, 1u << 1, "session_id, seq"},
     {"idempotency", idem_cols, 1u << 3, 0, "session_id, caller, key"},
     {"webhooks", webhooks_cols, 0, 1u << 1, "session_id, position"},
+    {"sealed_orders", orders_cols, 0, 0, "session_id, side"},
 };
 
-const char *const store_dump_tables[] = {"sessions",    "tokens",   "events",
-                                         "idempotency", "webhooks", NULL};
+const char *const store_dump_tables[] = {"sessions", "tokens",        "events", "idempotency",
+                                         "webhooks", "sealed_orders", NULL};
 
 static const store_table_def *table_def(const char *name) {
     for (size_t i = 0; i < sizeof table_defs / sizeof table_defs[0]; i++)

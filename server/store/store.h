@@ -179,6 +179,12 @@ int store_idem_insert(store_conn *c, const char *session_id, const char *caller,
 /* The webhooks table (migrations/0002_webhooks.sql). */
 /* Replaces the session's list (inside the caller's transaction). */
 int store_webhooks_replace(store_conn *c, const char *session_id, const webhook_list *list);
+/* Sealed orders (migrations/0006_sealed_orders.sql): a side's row, replaced (body: canonical JSON
+ * {"orders", "salt", "step", "turn"}); the session's rows as [[side, body]], in side order (new
+ * reference, NULL on failure); all of them deleted (the reveal). Nothing else reads them. */
+int store_orders_put(store_conn *c, const char *session_id, const char *side, const char *body);
+json_t *store_orders_rows_new(store_conn *c, const char *session_id);
+int store_orders_clear(store_conn *c, const char *session_id);
 /* Calls fn once per session that has webhooks, with its list and its current version, in
  * session id order. 0, or -1 on a storage error (fn may have been called for some). */
 int store_webhooks_each(store_conn *c,

@@ -50,6 +50,11 @@ struct store_ops {
                          void (*row)(void *arg, const char *session_id, const char *url,
                                      const char *format, const char *mentions, int64_t version),
                          void *arg);
+    /* Sealed orders (migrations/0006): one row a side, replaced; every row of the session, as
+     * [[side, body]] (new reference, NULL on failure); all of them deleted. */
+    int (*orders_put)(store_conn *c, const char *session_id, const char *side, const char *body);
+    json_t *(*orders_rows_new)(store_conn *c, const char *session_id);
+    int (*orders_clear)(store_conn *c, const char *session_id);
     int (*dump_table)(store_conn *c, const store_table_def *t,
                       int (*fn)(void *arg, const json_t *row), void *arg);
     int (*load_row)(store_conn *c, const store_table_def *t, const json_t *row);

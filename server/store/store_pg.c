@@ -723,6 +723,42 @@ static int pg_webhooks_rows(store_conn *c,
     return 0;
 }
 
+/* Sealed orders are rare: not prepared. */
+static int pg_orders_put(store_conn *c, const char *session_id, const char *side,
+                         const char *body) {
+    const char *params[] = {session_id, side, body};
+    PGresult *r = params_exec(PG(c),
+                              "INSERT INTO sealed_orders (session_id, side, body) "
+                              "VALUES ($1, $2, $3) ON CONFLICT (session_id, side) "
+                              "DO UPDATE SET body = excluded.body",
+                              3, params);
+    if (!r) return -1;
+    PQclear(r);
+    return 0;
+}
+
+static json_t *pg_orders_rows_new(store_conn *c, const char *session_id) {
+    const char *params[] = {session_id};
+    PGresult *r = params_exec(PG(c),
+                              "SELECT side, body FROM sealed_orders WHERE session_id = $1 "
+                              "ORDER BY side",
+                              1, params);
+    if (!r) return NULL;
+    json_t *rows = json_array();
+    for (int i = 0; rows && i < PQntuples(r); i++)
+        json_array_append_new(rows, json_pack("[s,s]", PQgetvalue(r, i, 0), PQgetvalue(r, i, 1)));
+    PQclear(r);
+    return rows;
+}
+
+static int pg_orders_clear(store_conn *c, const char *session_id) {
+    const char *params[] = {session_id};
+    PGresult *r = params_exec(PG(c), "DELETE FROM sealed_orders WHERE session_id = $1", 1, params);
+    if (!r) return -1;
+    PQclear(r);
+    return 0;
+}
+
 /* ---- export and import ---------------------------------------------------------------------- */
 
 static int pg_dump_table(store_conn *c, const store_table_def *t,
@@ -847,6 +883,9 @@ const store_ops store_pg_ops = {
     .idem_get = pg_idem_get,
     .idem_insert = pg_idem_insert,
     .webhooks_replace = pg_webhooks_replace,
+    .orders_put = pg_orders_put,
+    .orders_rows_new = pg_orders_rows_new,
+    .orders_clear = pg_orders_clear,
     .webhooks_rows = pg_webhooks_rows,
     .dump_table = pg_dump_table,
     .load_row = pg_load_row,

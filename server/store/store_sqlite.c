@@ -593,6 +593,55 @@ static int sq_webhooks_rows(store_conn *c,
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
+/* Sealed orders are rare: prepared per call. */
+static int sq_orders_put(store_conn *c, const char *session_id, const char *side,
+                         const char *body) {
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(DB(c),
+                           "INSERT INTO sealed_orders (session_id, side, body) VALUES (?1, ?2, ?3) "
+                           "ON CONFLICT (session_id, side) DO UPDATE SET body = excluded.body",
+                           -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_text(st, 1, session_id, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, side, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, body, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static json_t *sq_orders_rows_new(store_conn *c, const char *session_id) {
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(DB(c),
+                           "SELECT side, body FROM sealed_orders WHERE session_id = ?1 "
+                           "ORDER BY side",
+                           -1, &st, NULL) != SQLITE_OK)
+        return NULL;
+    sqlite3_bind_text(st, 1, session_id, -1, SQLITE_STATIC);
+    json_t *rows = json_array();
+    int rc;
+    while (rows && (rc = sqlite3_step(st)) == SQLITE_ROW)
+        json_array_append_new(rows, json_pack("[s,s]", (const char *)sqlite3_column_text(st, 0),
+                                              (const char *)sqlite3_column_text(st, 1)));
+    sqlite3_finalize(st);
+    if (rows && rc != SQLITE_DONE) {
+        json_decref(rows);
+        return NULL;
+    }
+    return rows;
+}
+
+static int sq_orders_clear(store_conn *c, const char *session_id) {
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(DB(c), "DELETE FROM sealed_orders WHERE session_id = ?1", -1, &st,
+                           NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_text(st, 1, session_id, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+    sqlite3_finalize(st);
+    return rc;
+}
+
 /* ---- export and import ---------------------------------------------------------------------- */
 
 static int sq_dump_table(store_conn *c, const store_table_def *t,
@@ -698,6 +747,9 @@ const store_ops store_sqlite_ops = {
     .idem_get = sq_idem_get,
     .idem_insert = sq_idem_insert,
     .webhooks_replace = sq_webhooks_replace,
+    .orders_put = sq_orders_put,
+    .orders_rows_new = sq_orders_rows_new,
+    .orders_clear = sq_orders_clear,
     .webhooks_rows = sq_webhooks_rows,
     .dump_table = sq_dump_table,
     .load_row = sq_load_row,

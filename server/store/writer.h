@@ -21,16 +21,20 @@ typedef enum {
     WRITE_REVEAL,
     WRITE_WEBHOOKS,
     WRITE_ENTROPY,
-    WRITE_TOKENS /* the referee rotates a role's token or revokes a side's */
+    WRITE_TOKENS, /* the referee rotates a role's token or revokes a side's */
+    WRITE_ORDERS  /* a side seals its orders for a step, or the referee closes the step */
 } write_kind;
 
 typedef struct write_job {
     write_kind kind;
     size_t queued_bytes; /* what it holds while queued: its request body's bytes (api_submit) */
     char session_id[33];
-    char role[48];          /* "referee" or "side:<name>", authenticated on the loop thread */
-    create_request create;  /* WRITE_CREATE_SESSION */
-    action_envelope action; /* WRITE_ACTION */
+    char role[48];         /* "referee" or "side:<name>", authenticated on the loop thread */
+    create_request create; /* WRITE_CREATE_SESSION */
+    /* WRITE_ACTION; WRITE_ORDERS: type is the step, fields the orders (an array), and the
+     * writer puts the reveal there when it resolves it */
+    action_envelope action;
+    bool orders_close;      /* WRITE_ORDERS: the referee closes the step */
     webhook_list *webhooks; /* WRITE_WEBHOOKS: owned (a pointer: 16 KiB is not for every job) */
     char entropy_seed[ENTROPY_SEED_MAX + 1]; /* WRITE_ENTROPY: the caller's contribution */
     bool has_expect_version;                 /* WRITE_ENTROPY (actions: in action) */

@@ -147,6 +147,7 @@ function openSession(frag) {
       drawBanner($('turn-banner'), {
         sequence, turn, role,
         onEnd: token && turn ? endPhase : null,
+        onClose: token && turn ? closeOrders : null,
       });
     }
     if (forms) applyToForms(forms.forms, { sequence, turn, role, claim });
@@ -156,6 +157,7 @@ function openSession(frag) {
   // magic-realm: the combat board above the forms, in a round's Plays. Drawn again only when
   // what it offers changes (the round, the plays made, a claim), so a choice in progress stays.
   let combatKey = null;
+  let sealedPlays = null; // {round, plays: Map unit -> play}: the sealed board's orders
   function drawCombat() {
     const slot = document.getElementById('combat-slot');
     if (!slot || !s.state || !s.info || s.info.ruleset !== 'magic-realm') return;
@@ -163,9 +165,42 @@ function openSession(frag) {
     const key = JSON.stringify([st.turn, (st.plays || []).map((p) => p.unit), !!st.claim, (st.units || []).map((u) => u.status)]);
     if (key === combatKey) return;
     combatKey = key;
+    const round = st.turn && st.turn.number;
+    if (!sealedPlays || sealedPlays.round !== round) sealedPlays = { round, plays: new Map() };
     fill(slot, token ? combatBoard({
       state: st, role, onPlay: (body) => forms.resolve(body),
+      onSeal: sealOrders, pending: sealedPlays.plays,
     }) : null);
+  }
+
+  // Sealed orders (docs/api.md): the side's plays of this round, kept in the page until the
+  // reveal; sealed together, and sealed again when changed.
+  async function sealOrders(orders) {
+    const step = s.state && s.state.turn && s.state.turn.phase;
+    try {
+      return await api('PUT', `/v1/sessions/${encodeURIComponent(id)}/orders/${encodeURIComponent(step)}`, {
+        token, body: { orders },
+      });
+    } finally {
+      scheduleRefresh();
+    }
+  }
+
+  async function closeOrders() {
+    const btn = $('turn-banner').querySelector('.close-orders');
+    if (btn) btn.disabled = true;
+    const step = s.state && s.state.turn && s.state.turn.phase;
+    try {
+      await api('POST', `/v1/sessions/${encodeURIComponent(id)}/orders/${encodeURIComponent(step)}/close`, {
+        token, body: { expect_version: s.version },
+      });
+    } catch (err) {
+      const box = $('turn-banner').querySelector('.turn-error');
+      if (box) fill(box, err && err.message ? err.message : 'The step could not be closed.');
+      if (btn) btn.disabled = false;
+    } finally {
+      scheduleRefresh();
+    }
   }
 
   // Accept, dispute or withdraw the pending claim from the banner's buttons.

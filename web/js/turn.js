@@ -1,7 +1,7 @@
 // The sequence of play as the page shows it: a banner saying whose turn and phase it is, and
 // which actions the viewer may take now. It mirrors rules/common/sequence.c (seq_check and
 // ends_phase) on the state's `turn` {number, player, phase, acting, order, done?} and the
-// ruleset's `sequence` {phases: [{name, title, steps: [{action, who}], once?, ends?}]}; the
+// ruleset's `sequence` {phases: [{name, title, steps: [{action, who}], once?, ends?, sealable?}]}; the
 // server still decides (409 not_your_turn, 422 wrong_phase): this only keeps out of the way
 // what would be refused.
 
@@ -49,6 +49,12 @@ function leads(phase, turn, side) {
   return (phase.steps || []).some((s) => s.who !== 'every side' && includes(s.who, turn, side));
 }
 
+/** Whether the phase now is played by sealed orders (docs/api.md, "Sealed orders"). */
+export function sealedNow(sequence, turn) {
+  const phase = phaseNow(sequence, turn);
+  return !!(phase && phase.sealable && turn && turn.sealed === true);
+}
+
 /** The banner's words for a role ("referee", a side, or "viewer"). */
 export function bannerText(sequence, turn, role) {
   const phase = phaseNow(sequence, turn);
@@ -56,6 +62,17 @@ export function bannerText(sequence, turn, role) {
   const title = phase.title || phase.name;
   const acting = Array.isArray(turn.acting) ? turn.acting : [];
   const leaders = acting.filter((x) => leads(phase, turn, x));
+  if (sealedNow(sequence, turn)) {
+    // Sealed orders: who has sealed is public, what they sealed is not.
+    const sealed = Array.isArray(turn.done) ? turn.done : [];
+    const waiting = acting.length ? `waiting for the ${list(acting)}` : 'every side has sealed';
+    if (role === 'referee' || role === '') {
+      return `Turn ${turn.number}: ${title}, sealed orders. ${sealed.length ? `Sealed: ${list(sealed)}; ` : ''}${waiting}.`;
+    }
+    if (sealed.includes(role)) return `Sealed, ${waiting} (turn ${turn.number}: ${title}). You may change your orders until every side has sealed.`;
+    if (acting.includes(role)) return `Your turn: ${role}, ${title}. Your orders stay sealed until every side has sealed.`;
+    return `Turn ${turn.number}: ${title}, sealed orders; ${waiting}.`;
+  }
   if (role === 'referee' || role === '') return `Turn ${turn.number}, ${turn.player}: ${title}`;
   if (leads(phase, turn, role)) return `Your turn: ${role}, ${title}`;
   const waiting = `Waiting for the ${list(leaders.length ? leaders : acting) || turn.player}`;
@@ -120,17 +137,22 @@ export function drawClaim(el, { claim, role, manual, onAnswer }) {
  * Draws the banner into `el`; onEnd() is called by its End phase button (shown to the referee
  * and to a side that may end the phase). Hides the banner when there is no sequence.
  */
-export function drawBanner(el, { sequence, turn, role, onEnd }) {
+export function drawBanner(el, { sequence, turn, role, onEnd, onClose }) {
   const text = bannerText(sequence, turn, role);
   el.hidden = !text;
   if (!text) return fill(el);
   const phase = phaseNow(sequence, turn);
-  const canEnd = onEnd && (role === 'referee' || role === '' || mayEnd(phase, turn, role));
-  const mine = role !== 'referee' && role !== '' && leads(phase, turn, role);
+  const referee = role === 'referee' || role === '';
+  const sealed = sealedNow(sequence, turn);
+  // A sealed phase ends with the last seal, or the referee's close; no one ends it otherwise.
+  const canEnd = onEnd && !sealed && (referee || mayEnd(phase, turn, role));
+  const canClose = onClose && sealed && referee;
+  const mine = !referee && leads(phase, turn, role);
   el.dataset.mine = String(mine);
   fill(el,
     h('p', { class: 'turn-text' }, text),
     canEnd ? h('button', { type: 'button', class: 'end-phase', onclick: onEnd }, 'End phase') : null,
+    canClose ? h('button', { type: 'button', class: 'close-orders', onclick: onClose }, 'Close the step and reveal') : null,
     h('span', { class: 'turn-error', role: 'status' }));
 }
 
@@ -148,9 +170,11 @@ export function applyToForms(forms, { sequence, turn, role, claim }) {
       f.details.open = false;
       continue;
     }
-    const legal = legalNow(phase, turn || {}, f.type, referee ? null : role);
-    const override = referee && !!phase && !legalNow(phase, turn, f.type, null);
-    f.details.hidden = !referee && !legal;
+    // A sealed phase's own actions go into sealed orders (the combat board), not one by one.
+    const sealedOwn = sealedNow(sequence, turn) && (f.type === 'end_phase' || (phase.steps || []).some((st) => st.action === f.type));
+    const legal = !sealedOwn && legalNow(phase, turn || {}, f.type, referee ? null : role);
+    const override = referee && !!phase && !sealedOwn && !legalNow(phase, turn, f.type, null);
+    f.details.hidden = sealedOwn || (!referee && !legal);
     if (f.details.hidden) f.details.open = false;
     f.details.classList.toggle('override', override);
     const sum = f.details.querySelector(':scope > summary');
