@@ -409,7 +409,14 @@ int orders_reveal_resolve(const ruleset *rs, const rules_ctx *ctx, const void *a
             n = json_array_size(actions);
             json_t *items = apply_side(rs, ctx, &cur, side, actions, extras, &lapsed);
             /* What the diary reads: each order's own summary, or why it lapsed. */
-            rules_say(plays, sizeof plays, "%s %s:", nsaid ? ";" : "", side);
+            /* "knight: white-knight plays ...", but "red chooses: 12 gold" (it names itself). */
+            const char *first =
+                json_string_value(json_object_get(json_array_get(items, 0), "summary"));
+            size_t sl = strlen(side);
+            bool named = first && strncmp(first, side, sl) == 0 && first[sl] == ' ';
+            rules_say(plays, sizeof plays, "%s%s%s", nsaid ? ";" : "", named ? "" : " ",
+                      named ? "" : side);
+            if (!named) rules_say(plays, sizeof plays, ":");
             size_t k;
             const json_t *item;
             json_array_foreach(items, k, item) {

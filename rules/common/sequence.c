@@ -22,6 +22,14 @@ static int table_index(const seq_play *sp, const char *name) {
     return -1;
 }
 
+/* The phases of a session whose setup names none: the table's, in order, but its optional
+ * ones. */
+static void default_phases(const seq_play *sp, seq_turn *t) {
+    t->nphases = 0;
+    for (int i = 0; sp->phases[i].name; i++)
+        if (!sp->phases[i].optional) t->phases[t->nphases++] = i;
+}
+
 static const seq_phase *phase_now(const seq_play *sp, const seq_turn *t) {
     return &sp->phases[t->phases[t->phase]];
 }
@@ -120,9 +128,11 @@ json_t *seq_turn_json(const seq_play *sp, const seq_turn *t) {
         json_decref(done);
     if (t->sealed) json_object_set_new(turn, "sealed", json_true());
     /* The phases only when the setup chose them: the table's own are the ruleset's. */
-    bool all = (size_t)t->nphases == table_size(sp);
+    seq_turn by_default;
+    default_phases(sp, &by_default);
+    bool all = t->nphases == by_default.nphases;
     for (int i = 0; all && i < t->nphases; i++)
-        all = t->phases[i] == i;
+        all = t->phases[i] == by_default.phases[i];
     if (!all) {
         json_t *ph = json_array();
         for (int i = 0; i < t->nphases; i++)
@@ -245,9 +255,7 @@ json_t *seq_turn_init_order_new(const seq_play *sp, const json_t *setup, const j
     seq_turn t;
     memset(&t, 0, sizeof t);
     t.number = 1;
-    t.nphases = (int)table_size(sp);
-    for (int i = 0; i < t.nphases; i++)
-        t.phases[i] = i;
+    default_phases(sp, &t);
     if (sides_of_units(setup, &t, err) != 0) return NULL;
     if (t.norder == 0) {
         api_error_set(err, 422, "invalid_setup", NULL,
@@ -294,9 +302,7 @@ int seq_turn_read(const seq_play *sp, const json_t *state, seq_turn *t, api_erro
         }
         t->nphases = (int)np;
     } else {
-        t->nphases = (int)table_size(sp);
-        for (int i = 0; i < t->nphases; i++)
-            t->phases[i] = i;
+        default_phases(sp, t);
     }
     t->phase = -1;
     for (int i = 0; i < t->nphases; i++)
@@ -509,6 +515,7 @@ json_t *seq_describe_new(const seq_play *sp) {
         if (p->ends == SEQ_ENDS_EACH) json_object_set_new(ph, "ends", json_string("each side"));
         if (p->sealable) json_object_set_new(ph, "sealable", json_true());
         if (p->then) json_object_set_new(ph, "then", json_string(p->then));
+        if (p->optional) json_object_set_new(ph, "optional", json_true());
         json_array_append_new(phases, ph);
     }
     json_t *d = json_pack("{s:s, s:o}", "source", sp->source, "phases", phases);

@@ -64,6 +64,10 @@ typedef struct seq_phase {
     /* The module's action the umpire resolves once the sealed orders are revealed and applied
      * (magic-realm: "round", the round of the plays), or NULL. */
     const char *then;
+    /* Only in a session whose setup.turn.phases names it (generic's sealed choice): a session
+     * that names no phases, and every session made before the phase was added, plays without
+     * it. */
+    bool optional;
 } seq_phase;
 
 typedef struct seq_play {

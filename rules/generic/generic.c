@@ -5,6 +5,7 @@
 #include "rules/common/json_build.h"
 #include "rules/common/notation.h"
 #include "rules/common/sequence.h"
+#include "rules/generic/choice.h"
 #include "rules/ruleset.h"
 
 #include <stdarg.h>
@@ -227,14 +228,21 @@ static void roll_odds_finish(json_t *answer) {
  * has a Play phase in which it rolls and which it ends (end_phase); the referee rolls at any
  * time, out of sequence an override the log shows. */
 static const seq_step generic_play[] = {{"roll", SEQ_PLAYER}, {NULL, 0}};
+/* A sealed choice (issue 24: "generic: a sealed choice, e.g. secret bids"), house default: only
+ * in a session whose setup.turn.phases names "choice"; once a turn every side chooses (choose)
+ * and ends its part, or, with setup.turn.sealed, seals its choice, all revealed together. */
+static const seq_step generic_choice_steps[] = {{"choose", SEQ_EVERY}, {NULL, 0}};
 static const seq_phase generic_phases[] = {
-    {"play", "Play", generic_play, SEQ_EACH_SIDE, SEQ_ENDS_DEFAULT, false, NULL},
-    {NULL, NULL, NULL, 0, 0, false, NULL},
+    {"play", "Play", generic_play, SEQ_EACH_SIDE, SEQ_ENDS_DEFAULT, false, NULL, false},
+    {"choice", "Sealed choice", generic_choice_steps, SEQ_ONCE, SEQ_ENDS_EACH, true, NULL, true},
+    {NULL, NULL, NULL, 0, 0, false, NULL, false},
 };
 static const seq_play generic_sequence = {
     generic_phases,
     "house default, only when the setup gives `turn`: each side in turn has a Play phase, in "
-    "which it rolls, and ends it; without `turn` anyone rolls at any time",
+    "which it rolls, and ends it; without `turn` anyone rolls at any time; a Sealed choice "
+    "(every side chooses, sealed with setup.turn.sealed) only when setup.turn.phases names "
+    "\"choice\"",
     0,
 };
 
@@ -288,12 +296,22 @@ static const rules_field roll_fields[] = {
 
 static const rules_field end_phase_fields[] = {{NULL, NULL, 0, NULL}};
 
+static const rules_field choose_fields[] = {
+    {"choice", "string", 1,
+     "the side's choice, 1 to 200 bytes (a bid, a plan, a pick); sealed with the other sides' "
+     "when the setup seals the Sealed choice phase"},
+    {NULL, NULL, 0, NULL},
+};
+
 static const rules_action generic_actions[] = {
     {"roll", "Roll dice", roll_fields, sizeof(generic_roll), roll_decode, roll_encode, roll_resolve,
      roll_odds_key, roll_odds_finish},
     {"end_phase",
      "End your Play phase (only with setup.turn): the next side's begins; the referee ends any",
      end_phase_fields, 1, seq_end_phase_decode, seq_end_phase_encode, generic_end_phase_resolve,
+     NULL, NULL},
+    {"choose", "Make a choice (a side's; sealed in a sealed Sealed choice phase)", choose_fields,
+     sizeof(generic_choice), generic_choose_decode, generic_choose_encode, generic_choose_resolve,
      NULL, NULL},
 };
 
@@ -313,10 +331,13 @@ const ruleset ruleset_generic = {
     .version = 1,
     .description =
         "Dice rolls in standard notation, logged and provably fair, for any game. Setup: "
-        "units? [{id, side, ...}], turn? {order?: [sides]}: with turn, a house-default "
-        "sequence of play (each side in turn has a Play phase in which it rolls, ended by "
-        "end_phase; the referee rolls at any time, out of sequence an override); without it "
-        "anyone rolls at any time.",
+        "units? [{id, side, ...}], turn? {order?: [sides], phases?, sealed?}: with turn, a "
+        "house-default sequence of play (each side in turn has a Play phase in which it rolls, "
+        "ended by end_phase; the referee rolls at any time, out of sequence an override); "
+        "without it anyone rolls at any time. A Sealed choice phase (every side makes a choice "
+        "with choose, e.g. a secret bid) only when turn.phases names \"choice\"; with "
+        "turn.sealed the choices are sealed orders, revealed together (PUT "
+        "/v1/sessions/{id}/orders/choice).",
     .actions = generic_actions,
     .nactions = sizeof generic_actions / sizeof generic_actions[0],
     .options_fields = generic_options,

@@ -17,10 +17,10 @@ static const seq_step hm_fire[] = {{"fire", SEQ_PLAYER}, {"morale", SEQ_EVERY}, 
 static const seq_step hm_melee[] = {{"melee", SEQ_PLAYER}, {"morale", SEQ_EVERY}, {NULL, 0}};
 
 static const seq_phase hm_phases[] = {
-    {"movement", "Movement", hm_movement, SEQ_EACH_SIDE, SEQ_ENDS_DEFAULT, false, NULL},
-    {"fire", "Fire", hm_fire, SEQ_EACH_SIDE, SEQ_ENDS_DEFAULT, false, NULL},
-    {"melee", "Melee", hm_melee, SEQ_EACH_SIDE, SEQ_ENDS_DEFAULT, false, NULL},
-    {NULL, NULL, NULL, 0, 0, false, NULL},
+    {"movement", "Movement", hm_movement, SEQ_EACH_SIDE, SEQ_ENDS_DEFAULT, false, NULL, false},
+    {"fire", "Fire", hm_fire, SEQ_EACH_SIDE, SEQ_ENDS_DEFAULT, false, NULL, false},
+    {"melee", "Melee", hm_melee, SEQ_EACH_SIDE, SEQ_ENDS_DEFAULT, false, NULL, false},
+    {NULL, NULL, NULL, 0, 0, false, NULL, false},
 };
 
 const seq_play hm_sequence = {

@@ -32,9 +32,9 @@ static const seq_step mr_plays[] = {{"play", SEQ_EVERY}, {"run", SEQ_EVERY}, {NU
 static const seq_step mr_resolution[] = {{"round", SEQ_EVERY}, {"attack", SEQ_EVERY}, {NULL, 0}};
 
 static const seq_phase mr_phases[] = {
-    {"plays", "Plays", mr_plays, SEQ_ONCE, SEQ_ENDS_EACH, true, "round"},
-    {"resolution", "Resolution", mr_resolution, SEQ_ONCE, SEQ_ENDS_DEFAULT, false, NULL},
-    {NULL, NULL, NULL, 0, 0, false, NULL},
+    {"plays", "Plays", mr_plays, SEQ_ONCE, SEQ_ENDS_EACH, true, "round", false},
+    {"resolution", "Resolution", mr_resolution, SEQ_ONCE, SEQ_ENDS_DEFAULT, false, NULL, false},
+    {NULL, NULL, NULL, 0, 0, false, NULL, false},
 };
 
 const seq_play mr_sequence = {

@@ -14,14 +14,14 @@ static const seq_step da_fire[] = {{"fire", SEQ_PLAYER}, {NULL, 0}};
 static const seq_step da_melee[] = {{"melee", SEQ_PLAYER}, {NULL, 0}};
 
 static const seq_phase da_phases[] = {
-    {"movement", "Movement", da_movement, SEQ_EACH_SIDE, SEQ_ENDS_DEFAULT, false, NULL},
-    {"allocation", "Attack Allocation", da_allocation, SEQ_EACH_SIDE, SEQ_ENDS_DEFAULT, false,
-     NULL},
+    {"movement", "Movement", da_movement, SEQ_EACH_SIDE, SEQ_ENDS_DEFAULT, false, NULL, false},
+    {"allocation", "Attack Allocation", da_allocation, SEQ_EACH_SIDE, SEQ_ENDS_DEFAULT, false, NULL,
+     false},
     {"defensive_fire", "Defensive Fire", da_defensive_fire, SEQ_EACH_SIDE, SEQ_ENDS_DEFAULT, false,
-     NULL},
-    {"fire", "Fire", da_fire, SEQ_EACH_SIDE, SEQ_ENDS_DEFAULT, false, NULL},
-    {"melee", "Melee", da_melee, SEQ_EACH_SIDE, SEQ_ENDS_DEFAULT, false, NULL},
-    {NULL, NULL, NULL, 0, 0, false, NULL},
+     NULL, false},
+    {"fire", "Fire", da_fire, SEQ_EACH_SIDE, SEQ_ENDS_DEFAULT, false, NULL, false},
+    {"melee", "Melee", da_melee, SEQ_EACH_SIDE, SEQ_ENDS_DEFAULT, false, NULL, false},
+    {NULL, NULL, NULL, 0, 0, false, NULL, false},
 };
 
 const seq_play da_sequence = {

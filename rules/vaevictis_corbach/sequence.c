@@ -39,15 +39,15 @@ static const seq_step vc_end[] = {{"retreat", SEQ_EVERY}, {"morale", SEQ_EVERY},
 /* C1/C2: "The second player becomes the active player and repeats the same operations": the
  * activations, commander and combat phases form each side's player-turn. */
 static const seq_phase vc_phases[] = {
-    {"marching", "Marching Movement", vc_marching, SEQ_ONCE, SEQ_ENDS_EACH, false, NULL},
-    {"rally", "Rally", vc_rally, SEQ_ONCE, SEQ_ENDS_EACH, false, NULL},
+    {"marching", "Marching Movement", vc_marching, SEQ_ONCE, SEQ_ENDS_EACH, false, NULL, false},
+    {"rally", "Rally", vc_rally, SEQ_ONCE, SEQ_ENDS_EACH, false, NULL, false},
     {"activations", "Activations of Formations (Fire and Movement)", vc_activations, SEQ_EACH_SIDE,
-     SEQ_ENDS_DEFAULT, false, NULL},
+     SEQ_ENDS_DEFAULT, false, NULL, false},
     {"commander", "Army Commander's Movement", vc_commander, SEQ_EACH_SIDE, SEQ_ENDS_DEFAULT, false,
-     NULL},
-    {"combat", "Combat", vc_combat, SEQ_EACH_SIDE, SEQ_ENDS_DEFAULT, false, NULL},
-    {"end_of_turn", "End of Turn", vc_end, SEQ_ONCE, SEQ_ENDS_DEFAULT, false, NULL},
-    {NULL, NULL, NULL, 0, 0, false, NULL},
+     NULL, false},
+    {"combat", "Combat", vc_combat, SEQ_EACH_SIDE, SEQ_ENDS_DEFAULT, false, NULL, false},
+    {"end_of_turn", "End of Turn", vc_end, SEQ_ONCE, SEQ_ENDS_DEFAULT, false, NULL, false},
+    {NULL, NULL, NULL, 0, 0, false, NULL, false},
 };
 
 const seq_play vc_sequence = {

@@ -13,11 +13,11 @@ static const seq_step vm_melee[] = {{"melee", SEQ_PLAYER}, {"morale", SEQ_EVERY}
 static const seq_step vm_rally[] = {{"rally", SEQ_PLAYER}, {"morale", SEQ_EVERY}, {NULL, 0}};
 
 static const seq_phase vm_phases[] = {
-    {"movement", "Movement", vm_movement, SEQ_EACH_SIDE, SEQ_ENDS_DEFAULT, false, NULL},
-    {"shooting", "Shooting", vm_shooting, SEQ_EACH_SIDE, SEQ_ENDS_DEFAULT, false, NULL},
-    {"melee", "Melee", vm_melee, SEQ_EACH_SIDE, SEQ_ENDS_DEFAULT, false, NULL},
-    {"rally", "Rally", vm_rally, SEQ_EACH_SIDE, SEQ_ENDS_DEFAULT, false, NULL},
-    {NULL, NULL, NULL, 0, 0, false, NULL},
+    {"movement", "Movement", vm_movement, SEQ_EACH_SIDE, SEQ_ENDS_DEFAULT, false, NULL, false},
+    {"shooting", "Shooting", vm_shooting, SEQ_EACH_SIDE, SEQ_ENDS_DEFAULT, false, NULL, false},
+    {"melee", "Melee", vm_melee, SEQ_EACH_SIDE, SEQ_ENDS_DEFAULT, false, NULL, false},
+    {"rally", "Rally", vm_rally, SEQ_EACH_SIDE, SEQ_ENDS_DEFAULT, false, NULL, false},
+    {NULL, NULL, NULL, 0, 0, false, NULL, false},
 };
 
 const seq_play vm_sequence = {

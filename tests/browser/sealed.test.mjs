@@ -77,3 +77,34 @@ test('magic-realm: two sides seal their plays in their browsers, and the server 
   await screenshot(knight, 'sealed-02-revealed');
   for (const p of [knight, monsters, referee]) assertNoPageErrors(p);
 });
+
+test('generic: secret bids sealed in two browsers, revealed together', async () => {
+  const base = shared.daemon.base;
+  const res = await fetch(`${base}/v1/sessions`, {
+    method: 'POST', headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({
+      ruleset: 'generic', title: 'The auction', sides: ['red', 'blue'],
+      setup: { units: [{ id: 'red-lord', side: 'red' }, { id: 'blue-lord', side: 'blue' }], turn: { phases: ['choice', 'play'], sealed: true } },
+    }),
+  });
+  assert.equal(res.status, 201);
+  const created = await res.json();
+  const red = await newPage(shared.browser);
+  const blue = await newPage(shared.browser);
+  await openSession(red, linkOf(base, created, 'red'));
+  await openSession(blue, linkOf(base, created, 'blue'));
+
+  await red.locator('#choice-text').fill('twelve gold crowns');
+  await red.locator('button.choice-seal').click();
+  await red.locator('.combat-outcome', { hasText: 'Sealed. Nobody can read your choice' }).waitFor();
+  await red.locator('#turn-banner .turn-text', { hasText: 'Sealed, waiting for the blue' }).waitFor();
+  await blue.locator('#turn-banner .turn-text', { hasText: 'Your turn: blue, Sealed choice' }).waitFor();
+  assert.ok(!(await blue.locator('body').textContent()).includes('twelve gold'), 'blue cannot read red\'s bid');
+
+  await blue.locator('#choice-text').fill('nine gold crowns');
+  await blue.locator('button.choice-seal').click();
+  await red.locator('#log', { hasText: 'red chooses: twelve gold crowns; blue chooses: nine gold crowns' }).waitFor();
+  await red.locator('#turn-banner .turn-text', { hasText: 'Your turn: red, Play' }).waitFor();
+  await screenshot(red, 'sealed-03-bids-revealed');
+  for (const p of [red, blue]) assertNoPageErrors(p);
+});

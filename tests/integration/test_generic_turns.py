@@ -35,7 +35,9 @@ def test_two_full_turns_in_order(umpire):
     sid, tok = create(umpire, {"units": UNITS, "turn": {}})
     ref, red, blue = tok["referee"], tok["sides"]["red"], tok["sides"]["blue"]
     desc = expect(umpire.get("/v1/rulesets/generic"), 200)
-    assert [p["name"] for p in desc["sequence"]["phases"]] == ["play"]
+    # The Sealed choice is optional: a session whose setup names no phases plays without it.
+    assert [p["name"] for p in desc["sequence"]["phases"]] == ["play", "choice"]
+    assert desc["sequence"]["phases"][1]["optional"] is True
     assert "end_phase" in [a["type"] for a in desc["actions"]]
     assert turn(umpire, sid, ref) == (1, "red", "play")
     for number in (1, 2):

@@ -16,6 +16,7 @@ import { renderError } from './results.js';
 import { diceText } from './dice.js';
 import { drawBanner, drawClaim, applyToForms } from './turn.js';
 import { combatBoard } from './combat.js';
+import { choiceBoard } from './sealed.js';
 
 const $ = (id) => document.getElementById(id);
 const rulesetCache = new Map();
@@ -160,8 +161,17 @@ function openSession(frag) {
   let sealedPlays = null; // {round, plays: Map unit -> play}: the sealed board's orders
   function drawCombat() {
     const slot = document.getElementById('combat-slot');
-    if (!slot || !s.state || !s.info || s.info.ruleset !== 'magic-realm') return;
+    if (!slot || !s.state || !s.info) return;
     const st = s.state;
+    if (s.info.ruleset === 'generic') {
+      // generic's Sealed choice, when the session seals it.
+      const key = JSON.stringify(['choice', st.turn]);
+      if (key === combatKey) return;
+      combatKey = key;
+      fill(slot, token ? choiceBoard({ state: st, role, onSeal: sealOrders }) : null);
+      return;
+    }
+    if (s.info.ruleset !== 'magic-realm') return;
     const key = JSON.stringify([st.turn, (st.plays || []).map((p) => p.unit), !!st.claim, (st.units || []).map((u) => u.status)]);
     if (key === combatKey) return;
     combatKey = key;
