@@ -56,10 +56,13 @@ static void refuse_order(api_error *err, size_t index, api_error *inner) {
 }
 
 /* One order on the state `cur`: decoded, its unit found, and resolved by the module. 0 with *o
- * filled (the caller clears it), or -1 with the refusal in err. The sequence of play is not
- * asked: the order was checked against it when sealed, and the phase is the orders' own. */
+ * filled (the caller clears it) and, when rec is given, *rec the order as recorded ({type,
+ * unit?, ...the ruleset's encoding of its fields}; new reference), or -1 with the refusal in
+ * err. The sequence of play is not asked: the order was checked against it when sealed, and the
+ * phase is the orders' own. */
 static int run_order(const ruleset *rs, const json_t *cur, const json_t *options, const char *side,
-                     const json_t *order, dice_source *ds, rules_outcome *o, api_error *err) {
+                     const json_t *order, dice_source *ds, rules_outcome *o, json_t **rec,
+                     api_error *err) {
     const char *type = json_string_value(json_object_get(order, "type"));
     const rules_action *a = type ? ruleset_action(rs, type) : NULL;
     if (!a) {
@@ -98,31 +101,20 @@ static int run_order(const ruleset *rs, const json_t *cur, const json_t *options
         rules_ctx c = {.state = cur, .options = options, .actor = actor, .unit = unit, .dice = ds};
         if (a->decode(fields, decoded, err) == 0 && a->resolve(&c, decoded, o, err) == 0) rc = 0;
     }
+    if (rc == 0 && rec) {
+        *rec = a->encode(decoded);
+        if (*rec) {
+            json_object_set_new(*rec, "type", json_string(type));
+            if (jid) json_object_set(*rec, "unit", (json_t *)jid);
+        } else {
+            rules_outcome_clear(o);
+            api_error_set(err, 503, "out_of_memory", NULL, "the daemon ran out of memory");
+            rc = -1;
+        }
+    }
     free(decoded);
     json_decref(fields);
     return rc;
-}
-
-/* The order as recorded: {type, unit?, ...the ruleset's encoding of its fields}. */
-static json_t *recorded_order_new(const ruleset *rs, const json_t *order, api_error *err) {
-    const char *type = json_string_value(json_object_get(order, "type"));
-    const rules_action *a = ruleset_action(rs, type);
-    json_t *fields = json_copy((json_t *)order);
-    void *decoded = calloc(1, a->decoded_size ? a->decoded_size : 1);
-    json_t *rec = NULL;
-    if (fields && decoded) {
-        json_object_del(fields, "type");
-        json_object_del(fields, "unit");
-        if (a->decode(fields, decoded, err) == 0) rec = a->encode(decoded);
-    }
-    if (rec) {
-        json_object_set_new(rec, "type", json_string(type));
-        const json_t *unit = json_object_get(order, "unit");
-        if (unit) json_object_set(rec, "unit", (json_t *)unit);
-    }
-    free(decoded);
-    json_decref(fields);
-    return rec;
 }
 
 int orders_check(const ruleset *rs, const json_t *state, const json_t *options, const char *role,
@@ -164,13 +156,10 @@ int orders_check(const ruleset *rs, const json_t *state, const json_t *options, 
     int at = seq_side_index(&t, side);
     json_t *list = json_array();
     json_t *cur = json_incref((json_t *)state);
-    dice_source *ds = dice_source_new_enum(); /* no one's dice: legality only */
     size_t i;
     const json_t *order;
-    int rc = list && ds ? 0 : -1;
-    if (rc != 0) api_error_set(err, 503, "out_of_memory", NULL, "the daemon ran out of memory");
+    int rc = 0;
     json_array_foreach(orders, i, order) {
-        if (rc != 0) break;
         char path[32];
         snprintf(path, sizeof path, "orders[%zu]", i);
         const char *type = json_string_value(json_object_get(order, "type"));
@@ -190,31 +179,28 @@ int orders_check(const ruleset *rs, const json_t *state, const json_t *options, 
             break;
         }
         rules_outcome o = {0};
-        if (run_order(rs, cur, options, side, order, ds, &o, &inner) != 0) {
-            refuse_order(err, i, &inner);
+        json_t *rec = NULL;
+        dice_source *ds = dice_source_new_enum(); /* no one's dice: legality only */
+        if (!list || !ds) {
+            api_error_set(err, 503, "out_of_memory", NULL, "the daemon ran out of memory");
+            rc = -1;
+        } else if (run_order(rs, cur, options, side, order, ds, &o, &rec, &inner) != 0) {
+            if (inner.status == 503) {
+                *err = inner; /* out of memory: not the order's fault */
+            } else {
+                refuse_order(err, i, &inner);
+            }
             rc = -1;
         } else {
-            json_t *rec = recorded_order_new(rs, order, &inner);
-            if (!rec) {
-                api_error_clear(&inner);
-                api_error_set(err, 503, "out_of_memory", NULL, "the daemon ran out of memory");
-                rc = -1;
-            } else {
-                json_array_append_new(list, rec);
-                json_decref(cur);
-                cur = o.new_state;
-                o.new_state = NULL;
-            }
+            json_array_append_new(list, rec);
+            json_decref(cur);
+            cur = o.new_state;
+            o.new_state = NULL;
         }
         rules_outcome_clear(&o);
         dice_source_free(ds);
-        ds = dice_source_new_enum();
-        if (!ds && rc == 0) {
-            api_error_set(err, 503, "out_of_memory", NULL, "the daemon ran out of memory");
-            rc = -1;
-        }
+        if (rc != 0) break;
     }
-    dice_source_free(ds);
     json_decref(cur);
     if (rc != 0) {
         json_decref(list);
@@ -347,7 +333,7 @@ static json_t *apply_side(const ruleset *rs, const rules_ctx *ctx, json_t **cur,
         json_object_set(item, "type", json_object_get(order, "type"));
         if (json_object_get(order, "unit"))
             json_object_set(item, "unit", json_object_get(order, "unit"));
-        if (run_order(rs, *cur, ctx->options, side, order, ctx->dice, &o, &e) != 0) {
+        if (run_order(rs, *cur, ctx->options, side, order, ctx->dice, &o, NULL, &e) != 0) {
             json_object_set_new(item, "lapsed", json_string(e.message));
             (*lapsed)++;
         } else {

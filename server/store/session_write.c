@@ -1150,9 +1150,8 @@ static void run_orders(store_conn *conn, session_cache *cache, const writer_limi
         s->state = state0;
         goto done;
     }
-    json_decref(state0);
+    json_decref(state0); /* run_action moved the cached row on and marked it dirty */
     if (seal) {
-        session_cache_mark_dirty(cache, s->id);
         answer_revealed(job, a.events_jcs, seal);
     } else {
         json_t *closed = json_pack("{s:s}", "step", step);
