@@ -172,7 +172,11 @@ function openSession(frag) {
       return;
     }
     if (s.info.ruleset !== 'magic-realm') return;
-    const key = JSON.stringify([st.turn, (st.plays || []).map((p) => p.unit), !!st.claim, (st.units || []).map((u) => u.status)]);
+    // Only the viewer's own plays mark its board: another side's play does not redraw it (a
+    // choice in progress would be lost to a redraw the player did not cause).
+    const sideOf = new Map((st.units || []).map((u) => [u.id, u.side]));
+    const mine = (st.plays || []).filter((p) => role === 'referee' || role === '' || sideOf.get(p.unit) === role);
+    const key = JSON.stringify([st.turn, mine.map((p) => p.unit), !!st.claim, (st.units || []).map((u) => u.status)]);
     if (key === combatKey) return;
     combatKey = key;
     const round = st.turn && st.turn.number;
